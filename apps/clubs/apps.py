@@ -1,0 +1,8 @@
+from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
+
+
+class ClubsConfig(AppConfig):
+    name = "apps.clubs"
+    label = "clubs"
+    verbose_name = _("Clubs")

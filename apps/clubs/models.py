@@ -1,0 +1,226 @@
+"""Clubs, their members, invites, join requests, rule templates and the audit log.
+
+Invariants live in the database: one membership per (club, user), one owner per club, one pending
+join request per (club, user), one ban per (club, user), sane rule-template numbers.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+
+class Club(models.Model):
+    name = models.CharField(_("name"), max_length=60)
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="owned_clubs",
+        verbose_name=_("owner"),
+    )
+    created_at = models.DateTimeField(_("created at"), default=timezone.now)
+
+    class Meta:
+        verbose_name = _("club")
+        verbose_name_plural = _("clubs")
+        ordering = ["id"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Role(models.TextChoices):
+    OWNER = "owner", _("Owner")
+    ADMIN = "admin", _("Admin")
+    MEMBER = "member", _("Member")
+
+
+class Membership(models.Model):
+    club = models.ForeignKey(Club, on_delete=models.CASCADE, related_name="memberships")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
+    role = models.CharField(_("role"), max_length=10, choices=Role.choices, default=Role.MEMBER)
+    joined_at = models.DateTimeField(_("joined at"), default=timezone.now)
+
+    class Meta:
+        verbose_name = _("membership")
+        verbose_name_plural = _("memberships")
+        ordering = ["joined_at", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["club", "user"], name="clubs_one_membership_per_user"),
+            models.UniqueConstraint(
+                fields=["club"], condition=Q(role="owner"), name="clubs_one_owner_per_club"
+            ),
+            models.CheckConstraint(
+                condition=Q(role__in=["owner", "admin", "member"]), name="clubs_membership_role_valid"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} @ {self.club} ({self.role})"
+
+    @property
+    def is_owner(self) -> bool:
+        return self.role == Role.OWNER
+
+    @property
+    def is_admin_or_owner(self) -> bool:
+        return self.role in (Role.OWNER, Role.ADMIN)
+
+
+class Ban(models.Model):
+    club = models.ForeignKey(Club, on_delete=models.CASCADE, related_name="bans")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="club_bans")
+    by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+")
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["club", "user"], name="clubs_one_ban_per_user")]
+
+
+class Invite(models.Model):
+    club = models.ForeignKey(Club, on_delete=models.CASCADE, related_name="invites")
+    code = models.CharField(_("code"), max_length=16, unique=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+    expires_at = models.DateTimeField(_("expires at"))
+    revoked_at = models.DateTimeField(_("revoked at"), null=True, blank=True)
+    max_uses = models.PositiveIntegerField(_("max uses"), null=True, blank=True)
+    uses = models.PositiveIntegerField(_("uses"), default=0)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return self.code
+
+    def is_usable(self, now=None) -> bool:
+        now = now or timezone.now()
+        if self.revoked_at is not None or self.expires_at <= now:
+            return False
+        return self.max_uses is None or self.uses < self.max_uses
+
+    @property
+    def status(self) -> str:
+        if self.revoked_at is not None:
+            return "revoked"
+        if self.expires_at <= timezone.now():
+            return "expired"
+        if self.max_uses is not None and self.uses >= self.max_uses:
+            return "used_up"
+        return "active"
+
+
+class JoinStatus(models.TextChoices):
+    PENDING = "pending", _("Pending")
+    APPROVED = "approved", _("Approved")
+    REJECTED = "rejected", _("Rejected")
+
+
+class JoinRequest(models.Model):
+    club = models.ForeignKey(Club, on_delete=models.CASCADE, related_name="join_requests")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="join_requests")
+    invite = models.ForeignKey(
+        Invite, on_delete=models.SET_NULL, null=True, blank=True, related_name="requests"
+    )
+    status = models.CharField(
+        _("status"), max_length=10, choices=JoinStatus.choices, default=JoinStatus.PENDING
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["club", "user"], condition=Q(status="pending"), name="clubs_one_pending_request"
+            ),
+        ]
+
+
+class RuleTemplate(models.Model):
+    club = models.ForeignKey(Club, on_delete=models.CASCADE, related_name="templates")
+    name = models.CharField(_("name"), max_length=60)
+    preset = models.CharField(_("preset"), max_length=20)
+    options = models.JSONField(_("option overrides"), default=dict, blank=True)
+    players = models.PositiveSmallIntegerField(_("players"), default=3)
+    base_score = models.PositiveIntegerField(_("base score"), default=1)
+    piao_choices = models.JSONField(_("piao choices"), default=list, blank=True)
+    hands_per_session = models.PositiveIntegerField(_("hands per session"), default=8)
+    turn_seconds = models.PositiveIntegerField(_("turn time limit (seconds)"), default=15)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["name", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["club", "name"], name="clubs_template_name_unique"),
+            models.CheckConstraint(condition=Q(base_score__gte=1), name="clubs_template_base_score_gte_1"),
+            models.CheckConstraint(condition=Q(hands_per_session__gte=1), name="clubs_template_hands_gte_1"),
+            models.CheckConstraint(
+                condition=Q(turn_seconds__gte=5), name="clubs_template_turn_seconds_gte_5"
+            ),
+            models.CheckConstraint(
+                condition=Q(players__gte=2) & Q(players__lte=4), name="clubs_template_players_2_to_4"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def ruleset(self):
+        """The engine RuleSet of this template (preset + overrides + player count)."""
+        from apps.engine.rules import resolve_ruleset
+
+        return resolve_ruleset(self.preset, self.options, players=self.players)
+
+
+class AuditAction(models.TextChoices):
+    CLUB_CREATE = "club.create", _("created the club")
+    INVITE_CREATE = "invite.create", _("created an invite")
+    INVITE_REVOKE = "invite.revoke", _("revoked an invite")
+    JOIN_APPROVE = "join.approve", _("approved a join request")
+    JOIN_REJECT = "join.reject", _("rejected a join request")
+    MEMBER_REMOVE = "member.remove", _("removed a member")
+    MEMBER_BAN = "member.ban", _("banned a member")
+    MEMBER_UNBAN = "member.unban", _("lifted a ban")
+    MEMBER_PROMOTE = "member.promote", _("made an admin")
+    MEMBER_DEMOTE = "member.demote", _("removed admin rights")
+    MEMBER_LEAVE = "member.leave", _("left the club")
+    OWNER_TRANSFER = "owner.transfer", _("transferred ownership")
+    TEMPLATE_CREATE = "template.create", _("created a rule template")
+    TEMPLATE_UPDATE = "template.update", _("edited a rule template")
+    TEMPLATE_DELETE = "template.delete", _("deleted a rule template")
+
+
+class AuditLog(models.Model):
+    club = models.ForeignKey(Club, on_delete=models.CASCADE, related_name="audit_logs")
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+", verbose_name=_("by")
+    )
+    # Not limited to AuditAction: other apps (tables) may log their own action strings.
+    action = models.CharField(_("action"), max_length=40)
+    target_user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    detail = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(_("time"), default=timezone.now, db_index=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    @property
+    def action_label(self) -> str:
+        try:
+            return AuditAction(self.action).label
+        except ValueError:
+            return self.action

@@ -1,0 +1,154 @@
+"""Club pages for members: list, create, join by invite, club page, leave, audit log.
+
+Access: anonymous -> login; not a member -> 404 (the club's existence is not revealed);
+a role that may not -> 403. Management pages live in views_manage.py.
+"""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
+
+from . import selectors, services
+from .forms import ClubForm
+from .models import Club, Invite, JoinStatus, Membership
+
+
+def club_access(request: HttpRequest, club_id: int) -> tuple[Club, Membership | None]:
+    """The club and the viewer's membership; 404 for anyone who may not see it."""
+    club = Club.objects.filter(pk=club_id).first()
+    if club is None:
+        raise Http404
+    membership = selectors.membership_for(user=request.user, club=club)
+    if not selectors.can_view_club(membership, request.user):
+        raise Http404
+    return club, membership
+
+
+def member_access(request: HttpRequest, club_id: int) -> tuple[Club, Membership]:
+    """Like club_access, but staff without a membership get 403 (they may only look)."""
+    club, membership = club_access(request, club_id)
+    if membership is None:
+        raise PermissionDenied
+    return club, membership
+
+
+def flash_error(request: HttpRequest, exc: ValidationError) -> None:
+    for message in exc.messages:
+        messages.error(request, message)
+
+
+@login_required
+def club_list(request: HttpRequest) -> HttpResponse:
+    return render(
+        request,
+        "clubs/list.html",
+        {
+            "memberships": selectors.memberships_for_user(user=request.user),
+            "join_requests": selectors.join_requests_for_user(user=request.user)[:20],
+        },
+    )
+
+
+@login_required
+def club_create(request: HttpRequest) -> HttpResponse:
+    form = ClubForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            club = services.club_create(name=form.cleaned_data["name"], owner=request.user)
+        except ValidationError as exc:
+            form.add_error(None, exc)
+        else:
+            return redirect("clubs:detail", club_id=club.pk)
+    return render(request, "clubs/create.html", {"form": form})
+
+
+@login_required
+def club_detail(request: HttpRequest, club_id: int) -> HttpResponse:
+    club, membership = club_access(request, club_id)
+    members = selectors.club_members(club=club)
+    context = {
+        "club": club,
+        "membership": membership,
+        "members": [
+            {
+                "m": m,
+                "can_act": selectors.can_act_on_member(membership, m),
+                "can_set_role": selectors.can_manage_admins(membership) and m.role != "owner",
+            }
+            for m in members
+        ],
+        "templates": selectors.club_templates(club=club),
+        "can_manage_members": selectors.can_manage_members(membership),
+        "can_manage_templates": selectors.can_manage_templates(membership),
+        "can_manage_admins": selectors.can_manage_admins(membership),
+        "can_view_audit": selectors.can_view_audit(membership, request.user),
+        "pending_count": (
+            selectors.club_pending_requests(club=club).count()
+            if selectors.can_manage_members(membership)
+            else 0
+        ),
+    }
+    return render(request, "clubs/detail.html", context)
+
+
+@login_required
+def club_join(request: HttpRequest, code: str) -> HttpResponse:
+    """The invite link: show the club and let a signed-in user ask to join."""
+    invite = Invite.objects.select_related("club").filter(code=code.upper()).first()
+    if invite is None:
+        return render(request, "clubs/join.html", {"state": "invalid"}, status=404)
+    club = invite.club
+    if selectors.membership_for(user=request.user, club=club):
+        return redirect("clubs:detail", club_id=club.pk)
+    pending = club.join_requests.filter(user=request.user, status=JoinStatus.PENDING).exists()
+    if selectors.is_banned(user=request.user, club=club):
+        state = "banned"
+    elif pending:
+        state = "pending"
+    elif not invite.is_usable():
+        state = "expired"
+    else:
+        state = "open"
+    if request.method == "POST" and state == "open":
+        try:
+            services.join_request_create(invite=invite, user=request.user)
+        except ValidationError as exc:
+            flash_error(request, exc)
+            return redirect("clubs:join", code=invite.code)
+        messages.success(request, _("Your request was sent. The club admins will answer it."))
+        return redirect("clubs:list")
+    status = 200 if state in ("open", "pending") else 410 if state == "expired" else 403
+    return render(request, "clubs/join.html", {"state": state, "club": club, "invite": invite}, status=status)
+
+
+@login_required
+@require_POST
+def club_leave(request: HttpRequest, club_id: int) -> HttpResponse:
+    club, _membership = member_access(request, club_id)
+    try:
+        services.member_leave(club=club, user=request.user)
+    except ValidationError as exc:
+        flash_error(request, exc)
+        return redirect("clubs:detail", club_id=club.pk)
+    messages.success(request, _("You left %(club)s.") % {"club": club.name})
+    return redirect("clubs:list")
+
+
+@login_required
+def audit_log(request: HttpRequest, club_id: int) -> HttpResponse:
+    club, membership = club_access(request, club_id)
+    if not selectors.can_view_audit(membership, request.user):
+        raise PermissionDenied
+    entries = selectors.club_audit_log(club=club)[:200]
+    return render(request, "clubs/audit.html", {"club": club, "membership": membership, "entries": entries})
+
+
+def get_in_club(model, club: Club, **lookup):
+    """Fetch an object of this club or 404: ids from other clubs are treated as unknown."""
+    return get_object_or_404(model, club=club, **lookup)

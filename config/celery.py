@@ -1,0 +1,11 @@
+"""Celery application (settings under the CELERY_ namespace, tasks autodiscovered from the apps)."""
+
+import os
+
+from celery import Celery
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+
+app = Celery("paohuzi")
+app.config_from_object("django.conf:settings", namespace="CELERY")
+app.autodiscover_tasks()

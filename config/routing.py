@@ -1,0 +1,14 @@
+"""WebSocket routes shared by the apps; apps.tables appends its consumer routes here.
+
+Example (added by apps.tables)::
+
+    path("ws/tables/<int:table_id>/", TableConsumer.as_asgi())
+"""
+
+from django.urls import path
+
+from apps.tables.consumers import TableConsumer
+
+websocket_urlpatterns: list = [
+    path("ws/tables/<int:table_id>/", TableConsumer.as_asgi()),
+]

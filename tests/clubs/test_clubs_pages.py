@@ -1,0 +1,109 @@
+"""Page flows: list/create, invite links for anonymous and signed-in users, template form errors."""
+
+from __future__ import annotations
+
+from django.urls import reverse
+
+from apps.clubs.models import Club, JoinRequest, JoinStatus, Membership, RuleTemplate
+
+
+def test_anonymous_list_and_create_redirect_to_login(client):
+    for name in ("clubs:list", "clubs:create"):
+        response = client.get(reverse(name))
+        assert response.status_code == 302 and response["Location"].startswith(reverse("accounts:login"))
+
+
+def test_create_club_page(client, make_user):
+    user = make_user()
+    client.force_login(user)
+    response = client.post(reverse("clubs:create"), {"name": "周末牌局"})
+    club = Club.objects.get()
+    assert response["Location"] == reverse("clubs:detail", args=[club.pk])
+    assert Membership.objects.get(club=club).user == user
+    html = client.get(reverse("clubs:list")).content.decode()
+    assert "周末牌局" in html
+
+
+def test_join_link_for_anonymous_goes_to_login_then_back(client, world):
+    url = reverse("clubs:join", args=[world.invite.code])
+    response = client.get(url)
+    assert response.status_code == 302
+    assert response["Location"] == f"{reverse('accounts:login')}?next={url}"
+
+
+def test_join_link_request_and_outcome_on_my_page(client, world, make_user):
+    newcomer = make_user("newcomer")
+    client.force_login(newcomer)
+    url = reverse("clubs:join", args=[world.invite.code])
+    page = client.get(url)
+    assert page.status_code == 200 and world.club.name in page.content.decode()
+    assert client.post(url)["Location"] == reverse("clubs:list")
+    assert JoinRequest.objects.filter(club=world.club, user=newcomer, status=JoinStatus.PENDING).exists()
+    assert "待审核" in client.get(reverse("clubs:list")).content.decode()
+    assert client.get(url).status_code == 200  # pending page, no second request
+    client.post(url)
+    assert JoinRequest.objects.filter(club=world.club, user=newcomer).count() == 1
+
+    request = JoinRequest.objects.get(club=world.club, user=newcomer)
+    client.force_login(world.admin)
+    client.post(reverse("clubs:request_reject", args=[world.club.pk, request.pk]))
+    client.force_login(newcomer)
+    assert "已拒绝" in client.get(reverse("clubs:list")).content.decode()
+
+
+def test_join_link_states(client, world, expired_invite):
+    client.force_login(world.banned)
+    assert client.get(reverse("clubs:join", args=[world.invite.code])).status_code == 403
+    client.post(reverse("clubs:join", args=[world.invite.code]))
+    assert not JoinRequest.objects.filter(user=world.banned).exists()
+    client.force_login(world.outsider)
+    assert client.get(reverse("clubs:join", args=[expired_invite.code])).status_code == 410
+    assert client.get(reverse("clubs:join", args=["NOPE1234"])).status_code == 404
+    client.force_login(world.member)
+    assert client.get(reverse("clubs:join", args=[world.invite.code]))["Location"] == reverse(
+        "clubs:detail", args=[world.club.pk]
+    )
+
+
+def test_template_form_shows_presets_and_engine_errors(client, world):
+    client.force_login(world.owner)
+    url = reverse("clubs:template_create", args=[world.club.pk])
+    html = client.get(url).content.decode()
+    for preset in ("basic", "full", "chenzhou", "luzhou"):
+        assert f'value="{preset}"' in html
+    data = {
+        "name": "x",
+        "preset": "full",
+        "players": "3",
+        "base_score": "1",
+        "hands_per_session": "8",
+        "turn_seconds": "15",
+        "piao_choices": "",
+        "options": '{"min_huxi": "abc"}',
+    }
+    response = client.post(url, data)
+    assert response.status_code == 200 and "min_huxi" in response.content.decode()
+    response = client.post(url, {**data, "options": "{not json"})
+    assert response.status_code == 200 and "JSON" in response.content.decode()
+    response = client.post(url, {**data, "options": '{"min_huxi": 10}', "piao_choices": ""})
+    assert response.status_code == 302
+    assert RuleTemplate.objects.get(club=world.club, name="x").options == {"min_huxi": 10}
+
+
+def test_template_edit_prefills_and_saves(client, world):
+    client.force_login(world.admin)
+    url = reverse("clubs:template_edit", args=[world.club.pk, world.template.pk])
+    assert world.template.name in client.get(url).content.decode()
+    data = {
+        "name": "改",
+        "preset": "chenzhou",
+        "players": "4",
+        "base_score": "2",
+        "hands_per_session": "6",
+        "turn_seconds": "20",
+        "piao_choices": "1，2",
+        "options": "",
+    }
+    assert client.post(url, data).status_code == 302
+    world.template.refresh_from_db()
+    assert (world.template.players, world.template.piao_choices) == (4, [1, 2])

@@ -1,0 +1,186 @@
+"""Settings from the environment, the ASGI router, the periodic runner and the serve command."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import subprocess
+import sys
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from channels.testing import WebsocketCommunicator
+
+BASE_DIR = Path(__file__).resolve().parents[2]
+PROBE = (
+    "import json, django; from django.conf import settings; django.setup(); print(json.dumps({"
+    "'db': settings.DATABASES['default']['ENGINE'], 'layer': settings.CHANNEL_LAYERS['default']['BACKEND'],"
+    "'eager': settings.CELERY_TASK_ALWAYS_EAGER, 'debug': settings.DEBUG, 'hosts': settings.ALLOWED_HOSTS,"
+    "'lang': settings.LANGUAGE_CODE, 'user': settings.AUTH_USER_MODEL, 'key': settings.SECRET_KEY}))"
+)
+
+
+def _probe(**env) -> dict:
+    clean = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in {"DATABASE_URL", "REDIS_URL", "DEBUG", "ALLOWED_HOSTS"}
+    }
+    clean.update(env, DJANGO_SETTINGS_MODULE="config.settings")
+    out = subprocess.run(
+        [sys.executable, "-c", PROBE], cwd=BASE_DIR, env=clean, capture_output=True, text=True, check=True
+    )
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_embedded_defaults():
+    s = _probe()
+    assert s["db"] == "django.db.backends.sqlite3"
+    assert s["layer"] == "channels.layers.InMemoryChannelLayer"
+    assert s["eager"] is True and s["debug"] is False
+    assert s["lang"] == "zh-hans" and s["user"] == "accounts.User"
+
+
+def test_environment_overrides():
+    s = _probe(
+        DATABASE_URL="postgres://u@db:5432/x",
+        REDIS_URL="redis://r:6379/0",
+        DEBUG="true",
+        ALLOWED_HOSTS="a.example,b.example",
+        SECRET_KEY="k" * 50,
+    )
+    assert s["db"] == "django.db.backends.postgresql"
+    assert s["layer"] == "channels_redis.core.RedisChannelLayer"
+    assert s["eager"] is False and s["debug"] is True
+    assert s["hosts"] == ["a.example", "b.example"] and s["key"] == "k" * 50
+
+
+def test_websocket_routes_are_collected_from_config_routing():
+    from config import routing
+    from config.asgi import application
+
+    assert isinstance(routing.websocket_urlpatterns, list)
+    assert "websocket" in application.application_mapping
+
+
+async def test_websocket_from_foreign_origin_is_refused():
+    from config.asgi import application
+
+    communicator = WebsocketCommunicator(
+        application, "/ws/nothing/", headers=[(b"origin", b"http://evil.example")]
+    )
+    connected, _ = await communicator.connect()
+    assert connected is False
+
+
+def _find_router(app):
+    """Unwrap origin validator and auth/session/cookie middleware down to the URLRouter."""
+    for _ in range(10):
+        if hasattr(app, "routes"):
+            return app
+        app = getattr(app, "application", None) or getattr(app, "inner", None)
+    raise AssertionError("no URLRouter in the websocket stack")
+
+
+async def test_websocket_route_table_is_consulted():
+    from channels.generic.websocket import WebsocketConsumer
+    from django.urls import path
+
+    from config import routing
+    from config.asgi import application
+
+    class Echo(WebsocketConsumer):
+        def connect(self):
+            self.accept()
+
+    router = _find_router(application.application_mapping["websocket"])
+    assert router.routes is routing.websocket_urlpatterns  # apps add routes to that one list
+    route = path("ws/echo-test/", Echo.as_asgi())
+    router.routes.append(route)
+    try:
+        communicator = WebsocketCommunicator(
+            application, "/ws/echo-test/", headers=[(b"origin", b"http://localhost"), (b"host", b"localhost")]
+        )
+        connected, _ = await communicator.connect()
+        assert connected is True
+        await communicator.disconnect()
+    finally:
+        router.routes.remove(route)
+    assert route not in routing.websocket_urlpatterns
+
+
+def test_interval_seconds():
+    from celery.schedules import schedule
+
+    from apps.clubs.runner import interval_seconds
+
+    assert interval_seconds(2) == 2.0
+    assert interval_seconds(timedelta(minutes=1)) == 60.0
+    assert interval_seconds(schedule(run_every=timedelta(seconds=5))) == 5.0
+    assert interval_seconds("nope") is None
+
+
+def test_runner_runs_tasks_by_name_and_survives_errors(caplog):
+    from celery import Celery
+
+    from apps.clubs.runner import PeriodicRunner
+
+    app = Celery("runner-test", set_as_current=False)
+    calls = []
+
+    @app.task(name="test.ok")
+    def ok(x):
+        calls.append(x)
+
+    @app.task(name="test.boom")
+    def boom():
+        raise RuntimeError("boom")
+
+    schedule = {
+        "ok": {"task": "test.ok", "schedule": 0.05, "args": (7,)},
+        "boom": {"task": "test.boom", "schedule": 0.05},
+        "missing": {"task": "test.missing", "schedule": 0.05},
+    }
+    runner = PeriodicRunner(schedule, celery_app=app, tick=0.01)
+    with caplog.at_level(logging.WARNING):
+        runner.start()
+        import time
+
+        deadline = time.time() + 5
+        while len(calls) < 3 and time.time() < deadline:
+            time.sleep(0.02)
+        runner.stop()
+        runner.join(timeout=2)
+    assert calls[:3] == [7, 7, 7]
+    assert runner.is_alive() is False
+    assert "test.boom" in caplog.text and "test.missing" in caplog.text
+
+
+@pytest.mark.django_db
+def test_demo_data_is_idempotent():
+    from apps.clubs.demo import DEMO_CLUB, DEMO_PASSWORD, create_demo_data
+    from apps.clubs.models import Club, Membership, RuleTemplate
+
+    create_demo_data()
+    create_demo_data()
+    club = Club.objects.get(name=DEMO_CLUB)
+    assert Membership.objects.filter(club=club).count() == 5
+    assert RuleTemplate.objects.filter(club=club).count() == 2
+    assert club.owner.check_password(DEMO_PASSWORD)
+    assert all(t.ruleset() for t in RuleTemplate.objects.filter(club=club))
+
+
+@pytest.mark.django_db
+def test_serve_command_migrates_seeds_and_serves(monkeypatch):
+    from django.core.management import call_command
+
+    from apps.clubs.management.commands import serve
+    from apps.clubs.models import Club
+
+    served = {}
+    monkeypatch.setattr(serve.Command, "_serve", lambda self, host, port: served.update(host=host, port=port))
+    call_command("serve", "--demo", "--port", "8123", "--no-runner")
+    assert served == {"host": "127.0.0.1", "port": 8123}
+    assert Club.objects.filter(name="演示俱乐部").exists()

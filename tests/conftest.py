@@ -1,0 +1,43 @@
+"""Shared fixtures: fast password hashing, users and clubs with members in given roles."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+_counter = itertools.count(1)
+
+
+@pytest.fixture(autouse=True)
+def _fast_password_hasher(settings):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture
+def make_user(db):
+    """make_user(username=None, password=None, **fields) -> User (unusable password unless given)."""
+    from django.contrib.auth import get_user_model
+
+    def _make(username: str | None = None, password: str | None = None, **fields):
+        username = username or f"user{next(_counter)}"
+        return get_user_model().objects.create_user(username=username, password=password, **fields)
+
+    return _make
+
+
+@pytest.fixture
+def make_club(db, make_user):
+    """make_club(name="Club", owner=None, admins=(), members=()) -> Club, memberships created."""
+    from apps.clubs import services
+    from apps.clubs.models import Membership, Role
+
+    def _make(name: str = "Club", owner=None, admins=(), members=()):
+        club = services.club_create(name=name, owner=owner or make_user())
+        for user in admins:
+            Membership.objects.create(club=club, user=user, role=Role.ADMIN)
+        for user in members:
+            Membership.objects.create(club=club, user=user, role=Role.MEMBER)
+        return club
+
+    return _make
