@@ -1,0 +1,36 @@
+"""The Paohuzi (跑胡子) rules engine: pure Python, standard library only (no Django).
+
+Public API (notes/CONTRACTS.md): rulesets, the ``Hand`` state machine with its actions and
+events, replay, scoring and settlement, bots, the shuffle and card notation.
+"""
+
+from .actions import Action, IllegalAction
+from .bots import bot_choose
+from .cards import card_name, parse_card
+from .events import AUDIT, Event
+from .hand import Hand
+from .replay import ReplayMismatch, replay
+from .rules import PRESETS, RuleError, RuleSet, resolve_ruleset
+from .scoring import score_win
+from .settlement import settle
+from .shuffle import deck_from_seed
+
+__all__ = [
+    "AUDIT",
+    "PRESETS",
+    "Action",
+    "Event",
+    "Hand",
+    "IllegalAction",
+    "ReplayMismatch",
+    "RuleError",
+    "RuleSet",
+    "bot_choose",
+    "card_name",
+    "deck_from_seed",
+    "parse_card",
+    "replay",
+    "resolve_ruleset",
+    "score_win",
+    "settle",
+]

@@ -1,0 +1,7 @@
+"""``python -m apps.engine <command>``: see apps/engine/README.md and shared ENGINE_CLI.md."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())

@@ -1,0 +1,147 @@
+"""The engine's command line (ENGINE_CLI.md): score, simulate, replay, bench.
+
+I/O lives here, outside the engine core: this module imports the engine, never the reverse.
+Exit codes: 0 ok, 1 a difference or a broken invariant, 2 malformed input or an illegal action.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Sequence
+from typing import Any, TextIO
+
+from .rules import PRESETS
+
+
+def _dump(obj: Any) -> str:
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+
+
+def cmd_score(args: argparse.Namespace, out: TextIO) -> int:
+    from .score_io import run_score
+
+    text, code = run_score(sys.stdin.read())
+    out.write(text if text.endswith("\n") else text + "\n")
+    return code
+
+
+def cmd_simulate(args: argparse.Namespace, out: TextIO) -> int:
+    from .simulate import simulate
+
+    try:
+        result = simulate(
+            preset=args.preset,
+            hands=args.hands,
+            seed=args.seed,
+            bots=args.bots,
+            players=args.players,
+            check=not args.no_check,
+        )
+    except ValueError as exc:
+        out.write(_dump({"error": str(exc)}) + "\n")
+        return 2
+    out.write(_dump(result) + "\n")
+    return 1 if result["invalid"] else 0
+
+
+def _load_record(path: str) -> Any:
+    with open(path, encoding="utf-8") as fh:
+        return json.load(fh)
+
+
+def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
+    from .actions import IllegalAction
+    from .events import AUDIT
+    from .replay import ReplayMismatch, legal_wire, replay
+
+    try:
+        record = _load_record(args.file)
+    except (OSError, ValueError) as exc:
+        out.write(_dump({"ok": False, "error": "malformed", "message": f"cannot read record: {exc}"}) + "\n")
+        return 2
+    check_events = not args.trace
+    try:
+        hand = replay(record, check_events=check_events)
+    except ReplayMismatch as exc:
+        out.write(_dump({"ok": False, "error": "mismatch", **exc.to_json()}) + "\n")
+        return 1
+    except IllegalAction as exc:
+        index = getattr(exc, "index", None)
+        out.write(_dump({"ok": False, "error": "illegal", "index": index, "message": str(exc)}) + "\n")
+        return 2
+    except ValueError as exc:
+        out.write(_dump({"ok": False, "error": "malformed", "message": str(exc)}) + "\n")
+        return 2
+    if args.trace:
+        for ev in hand.events:
+            out.write(_dump(ev.for_viewer(AUDIT)) + "\n")
+        legal = {str(seat): legal_wire(hand, seat) for seat in range(hand.rs.players)}
+        out.write(_dump({"legal": legal, "to_act": list(hand.to_act())}) + "\n")
+        return 0
+    out.write(_dump({"ok": True, "events": len(hand.events), "result": hand.result}) + "\n")
+    return 0
+
+
+def cmd_bench(args: argparse.Namespace, out: TextIO) -> int:
+    if args.vectors:
+        from .score_io import run_bench_vectors
+
+        out.write(_dump(run_bench_vectors(args.vectors)) + "\n")
+        return 0
+    if args.simulate:
+        from .simulate import simulate
+
+        start = time.perf_counter()
+        result = simulate(preset=args.preset, hands=args.hands, seed=args.seed, bots="random", check=False)
+        seconds = time.perf_counter() - start
+        bench = {
+            "hands": result["hands"],
+            "seconds": round(seconds, 3),
+            "hands_per_second": round(result["hands"] / seconds, 1) if seconds else None,
+            "events": result["events"],
+            "invalid": result["invalid"],
+        }
+        out.write(_dump(bench) + "\n")
+        return 1 if result["invalid"] else 0
+    out.write(_dump({"error": "bench needs --vectors FILE or --simulate"}) + "\n")
+    return 2
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m apps.engine", description="Paohuzi rules engine tools")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("score", help="evaluate candidate wins: JSON on stdin, JSON on stdout")
+    p.set_defaults(func=cmd_score)
+
+    preset_choices = ["all", *PRESETS]
+    p = sub.add_parser("simulate", help="play seeded hands with bots, checking invariants")
+    p.add_argument("--preset", default="all", choices=preset_choices)
+    p.add_argument("--hands", type=int, default=100)
+    p.add_argument("--seed", default="0")
+    p.add_argument("--bots", default="random", choices=["random", "greedy"])
+    p.add_argument("--players", type=int, default=None, choices=[2, 3, 4])
+    p.add_argument("--no-check", action="store_true", help="skip the invariant checks")
+    p.set_defaults(func=cmd_simulate)
+
+    p = sub.add_parser("replay", help="verify a hand record, or trace it")
+    p.add_argument("file")
+    p.add_argument("--trace", action="store_true")
+    p.set_defaults(func=cmd_replay)
+
+    p = sub.add_parser("bench", help="benchmarks: scoring vectors or simulated hands")
+    p.add_argument("--vectors", metavar="FILE")
+    p.add_argument("--simulate", action="store_true")
+    p.add_argument("--hands", type=int, default=2000)
+    p.add_argument("--preset", default="all", choices=preset_choices)
+    p.add_argument("--seed", default="bench")
+    p.set_defaults(func=cmd_bench)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return args.func(args, out or sys.stdout)

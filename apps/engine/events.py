@@ -1,0 +1,76 @@
+"""Events (ENGINE_CLI.md "Events on the wire") and their redaction per viewer.
+
+Hidden information leaves the engine only through ``Event.for_viewer`` and ``Hand.view``:
+other players' hands at the deal, a drawn card until it is shown, and a 偎's card while
+``wei_shown == "none"`` (a 臭偎 and a 提 show one card, so their card is public).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+# The viewer that sees everything (audits, replays). ``None`` is a spectator.
+AUDIT = "audit"
+
+
+class Event:
+    """One thing that happened, with ``seq`` from 1 within the hand.
+
+    ``fields`` hold wire values (card names, not ints). ``secret`` marks a card that only the
+    acting seat may see (a draw, a hidden 偎).
+    """
+
+    __slots__ = ("seq", "type", "seat", "fields", "secret")
+
+    def __init__(self, seq: int, type_: str, seat: int | None, fields: dict[str, Any], secret: bool = False):
+        self.seq = seq
+        self.type = type_
+        self.seat = seat
+        self.fields = fields
+        self.secret = secret
+
+    def to_wire(self) -> dict[str, Any]:
+        """The full (audit) dict."""
+        out: dict[str, Any] = {"seq": self.seq, "type": self.type}
+        if self.seat is not None:
+            out["seat"] = self.seat
+        out.update(self.fields)
+        return out
+
+    def for_viewer(self, viewer: int | str | None) -> dict[str, Any]:
+        """The event as ``viewer`` (a seat, ``None`` = spectator, or ``AUDIT``) may see it."""
+        out = self.to_wire()
+        if viewer == AUDIT:
+            return out
+        # A spectator (None) sees what a player sees of the other seats: no hidden card.
+        if self.type == "deal":
+            out["hands"] = {
+                s: (cards if s == viewer else [None] * len(cards)) for s, cards in self.fields["hands"].items()
+            }
+        elif self.secret and viewer != self.seat:
+            out["card"] = None
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        data = self.to_wire()
+        if self.secret:
+            data["_secret"] = True
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Event:
+        fields = {k: v for k, v in data.items() if k not in ("seq", "type", "seat", "_secret")}
+        if "hands" in fields:  # JSON turned the seat keys into strings
+            fields["hands"] = {int(s): v for s, v in fields["hands"].items()}
+        settlement = fields.get("settlement")
+        if isinstance(settlement, dict) and isinstance(settlement.get("deltas"), dict):
+            fields["settlement"] = dict(settlement, deltas={int(s): v for s, v in settlement["deltas"].items()})
+        return cls(data["seq"], data["type"], data.get("seat"), fields, bool(data.get("_secret")))
+
+    def __repr__(self) -> str:
+        return f"Event({self.to_wire()!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Event) and self.to_json() == other.to_json()
+
+    __hash__ = None  # type: ignore[assignment]

@@ -1,0 +1,183 @@
+"""One hand of Paohuzi: the public, checked API over the turn cycle of turns.py.
+
+>>> from apps.engine.rules import PRESETS
+>>> h = Hand(PRESETS["full"], dealer=0, seed=bytes(32))
+>>> [e.type for e in h.events][:2]
+['deal', 'reveal']
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .actions import DISCARD_ORDER, HU, PASS, Action, IllegalAction
+from .cards import COPIES, KINDS, cards_of, parse_card
+from .dealer import next_dealer
+from .events import AUDIT, Event
+from .rules import RuleSet
+from .shuffle import deck_from_seed, parse_seed
+from .turns import _NAMES, HandState
+from .views import build_view
+
+__all__ = ["AUDIT", "Action", "Event", "Hand", "IllegalAction"]
+
+_DISCARDS = tuple(Action("discard", c) for c in range(KINDS))
+
+
+class Hand(HandState):
+    """The state machine of one hand.
+
+    Construct with a 32-byte ``seed`` (the deck is the shuffle of RULES.md §11.7) or an explicit
+    ``deck`` of 80 cards in deal order. The deal, natural win, reveal and opening 提 happen in the
+    constructor; players then act through ``apply`` until ``finished``.
+    """
+
+    def __init__(self, rs: RuleSet, dealer: int, seed: bytes | None = None, *, deck: list | None = None):
+        if (seed is None) == (deck is None):
+            raise ValueError("give exactly one of seed and deck")
+        if not 0 <= dealer < rs.players:
+            raise ValueError(f"dealer {dealer} is not a seat of a {rs.players}-player table")
+        if seed is not None:
+            self.seed: bytes | None = bytes(seed)
+            cards = deck_from_seed(self.seed)
+        else:
+            self.seed = None
+            cards = [parse_card(c) if isinstance(c, str) else c for c in deck]  # type: ignore[union-attr]
+            if len(cards) != KINDS * COPIES or any(cards.count(c) != COPIES for c in range(KINDS)):
+                raise ValueError("a deck is 80 cards, 4 of each of the 20 kinds")
+        self._setup(rs, dealer, cards)
+        self._deal()
+
+    # ---- whose turn and what may be done ----------------------------------------------------
+    def to_act(self) -> list[int]:
+        """Seats that currently have a decision to make, sorted."""
+        if self.phase == "discard":
+            return [self.turn]  # type: ignore[list-item]
+        if self.phase == "claim" and self.claim is not None:
+            return self.claim.undecided()
+        return []
+
+    def legal_actions(self, seat: int) -> list[Action]:
+        """Sorted (canonical JSON) legal actions of ``seat``; [] when it has nothing to decide."""
+        if self.phase == "discard":
+            if seat != self.turn:
+                return []
+            vec = self.hands[seat]
+            return [_DISCARDS[c] for c in DISCARD_ORDER if 0 < vec[c] < 3]
+        claim = self.claim
+        if self.phase == "claim" and claim is not None and seat in claim.options and seat not in claim.decided:
+            return list(claim.options[seat])
+        return []
+
+    def default_action(self, seat: int) -> Action | None:
+        """The time-out action (RULES.md §11.6): 胡 if offered, else pass; right-most discard."""
+        legal = self.legal_actions(seat)
+        if not legal:
+            return None
+        if self.phase == "discard":
+            return _DISCARDS[max(a.card for a in legal)]  # type: ignore[type-var]
+        return HU if HU in legal else PASS
+
+    @property
+    def pending(self) -> dict[int, list[str]]:
+        """Who may still decide what on the card in question: {seat: sorted option types}."""
+        if self.phase != "claim" or self.claim is None:
+            return {}
+        claim = self.claim
+        return {s: sorted({a.type for a in claim.options[s]}) for s in claim.undecided()}
+
+    def apply(self, seat: int, action: Action) -> list[Event]:
+        """Apply a player's action; returns the new events. IllegalAction leaves the hand unchanged."""
+        if self.finished:
+            raise IllegalAction("the hand is over")
+        if not isinstance(action, Action):
+            raise IllegalAction(f"not an action: {action!r}")
+        legal = self.legal_actions(seat)
+        if not legal:
+            raise IllegalAction(f"seat {seat} has nothing to decide now (to act: {self.to_act()})")
+        if action not in legal:
+            wire = [a.to_wire() for a in legal]
+            raise IllegalAction(f"{action.to_wire()} is not legal for seat {seat} now; legal: {wire}")
+        start = len(self.events)
+        self.actions.append((seat, action))
+        if self.phase == "discard":
+            nxt = self._discard(seat, action.card)  # type: ignore[arg-type]
+        else:
+            self.claim.decided[seat] = action  # type: ignore[union-attr]
+            nxt = self._resolve()
+        self._run(nxt)
+        return self.events[start:]
+
+    # ---- what the tools and the platform read -----------------------------------------------
+    @property
+    def table_card(self) -> int | None:
+        """The card in question while it awaits claims: the reveal card, a shown or discarded card
+        (not a 偎/提'd card: that one is already laid)."""
+        if self.phase == "claim" and self.claim is not None and self.claim.source != "self":
+            return self.claim.card
+        return self.won_card
+
+    def card_locations(self) -> dict[str, Any]:
+        """Where each of the 80 cards is (card ints): stock, hands, groups, discard rows, table."""
+        seats = range(self.players)
+        return {
+            "stock": list(self.stock[self._stock_pos :]),
+            "hands": {s: cards_of(self.hands[s]) for s in seats},
+            "groups": {s: [list(g.cards) for g in self.groups[s]] for s in seats},
+            "discards": {s: list(self.discards[s]) for s in seats},
+            "table": [] if self.table_card is None else [self.table_card],
+        }
+
+    def chou(self, seat: int) -> set[int]:
+        """Card identities that are 臭 for ``seat`` (RULES.md §7)."""
+        return set(self._chou[seat])
+
+    def stock_left(self) -> int:
+        return len(self.stock) - self._stock_pos
+
+    def next_dealer(self, consecutive_draws: int = 0) -> tuple[int, int]:
+        """``(dealer, consecutive_draws)`` for the next hand (RULES.md §2); the hand must be over."""
+        if not self.finished or self.result is None:
+            raise ValueError("the hand is not over")
+        return next_dealer(self.rs, self.dealer, self.result["winner"], consecutive_draws)
+
+    def view(self, viewer: int | str | None) -> dict[str, Any]:
+        """What ``viewer`` (a seat, ``None`` for a spectator, ``AUDIT``) may see, JSON-able."""
+        return build_view(self, viewer)
+
+    # ---- persistence ------------------------------------------------------------------------
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-able snapshot: the hand's inputs and the players' actions.
+
+        The engine is deterministic, so ``from_json`` rebuilds the exact state by re-applying the
+        actions; the events are kept too, and checked on the way back.
+        """
+        return {
+            "version": 1,
+            "ruleset": self.rs.to_json(),
+            "dealer": self.dealer,
+            "seed": None if self.seed is None else self.seed.hex(),
+            "deck": [_NAMES[c] for c in self.deck],
+            "actions": [{"seat": s, "action": a.to_wire()} for s, a in self.actions],
+            "events": [e.to_json() for e in self.events],
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Hand:
+        """Rebuild a hand from ``to_json``; ValueError if the stored events do not match."""
+        rs = RuleSet.from_json(data["ruleset"])
+        if data.get("seed"):
+            hand = cls(rs, data["dealer"], parse_seed(data["seed"]))
+        else:
+            hand = cls(rs, data["dealer"], deck=data["deck"])
+        for item in data["actions"]:
+            hand.apply(item["seat"], Action.from_wire(item["action"]))
+        stored = data.get("events")
+        if stored is not None and [e.to_json() for e in hand.events] != [
+            Event.from_json(e).to_json() for e in stored
+        ]:
+            raise ValueError("stored events do not match the re-applied actions")
+        return hand
+
+
+_ = AUDIT  # re-exported for ``from apps.engine.hand import AUDIT``

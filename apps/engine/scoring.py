@@ -1,0 +1,331 @@
+"""Scoring a win (RULES.md §8, §9.1, §9.2): ``score_win`` (full result) and ``can_win`` (fast test).
+
+The fast path works on packed count vectors (``decompose.py``: 8 bits per card kind in one int).
+The winning card first takes the role §8.2 gives it (the same cases as ``winning.variants``); the
+坎 (never broken) and, at a reveal win, four of a kind held are set aside; the free cards left are
+split into 绞, sentences and the 将 by table look-ups (``CASE_SENT``/``CASE_PAIR``), one case at a
+time once the 绞 are chosen. Among all decompositions the engine keeps the one with the highest
+score, then the highest 胡息 (§8.3). The 名堂 that do not depend on the decomposition are computed
+once per (ruleset, ``mingtang.fan_key``); only 对对胡, 比 and 双飘 are looked at per candidate.
+
+The chosen decomposition group by group (``ScoreResult.groups``) is built on first read by the plain
+scorer of ``score_detail.py``, which picks the same decomposition; natural wins use that scorer too.
+
+>>> from apps.engine.rules import PRESETS
+>>> from apps.engine.cards import parse_card as p
+>>> hand = [p(x) for x in "s1 s2 s3 b5 b5 b5 b1 b2 b3 s7".split()]
+>>> laid = [Group("pao", (8,) * 4), Group("peng", (12,) * 3), Group("chi", (3, 4, 5))]
+>>> r = score_win(PRESETS["full"], hand, laid, p("s7"), "self_draw")
+>>> (r.huxi, r.tun, r.mingtang, r.fan, r.score)
+(24, 5, (('hong_hu', 2),), 2, 10)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .cards import IS_RED
+from .decompose import ADD_GE3, B7, FIELD, M80, NIBBLES, best_free_packed, free_shapes_packed
+from .groups import Group
+from .mingtang import MingtangContext, bonuses_of, fan_key, mingtang_of
+from .rules import RuleSet
+from .score_detail import (
+    _INCOMPLETE_MESSAGE,
+    MAO_HU_HUXI,
+    WIN_BY,
+    LazyScoreResult,
+    ScoreResult,
+    is_zimo,
+    score_win_slow,
+    tun_of,
+)
+from .winning import RuleContext, rule_context
+
+__all__ = ["WIN_BY", "ScoreResult", "can_win", "is_zimo", "score_win", "tun_of"]
+
+# A card: 1 << 8c, plus running counts of red cards (bit 160), big cards (bit 168) and cards (bit 176).
+_RED, _BIG, _NUM = 160, 168, 176
+ENC = tuple((1 << (FIELD * c)) | (IS_RED[c] << _RED) | ((c >= 10) << _BIG) | (1 << _NUM) for c in range(20))
+M160 = (1 << 160) - 1
+_GE3 = ADD_GE3 | (ADD_GE3 << 80)  # field + this has its top bit set iff field >= 3 (20 fields)
+_TOP = B7 | (B7 << 80)
+_SENT_NIB = (NIBBLES * 6, NIBBLES * 5, NIBBLES * 4)  # nibble + these has bit 3 set iff nibble >= 2, 3, 4
+_NIB8 = NIBBLES * 8
+_RED_RANKS = (1, 6, 9)
+_INCOMPLETE = ScoreResult(False, "incomplete", _INCOMPLETE_MESSAGE)
+
+# Laid-group flags: bit 0 a 4-card group, bit 1 a 吃, bit 2+c a 偎/臭偎 of c, bit 22+c a 碰 of c.
+_F_FOUR, _F_CHI, _F_WEI, _F_PENG = 1, 2, 2, 22
+
+
+def _laid_info(rc: RuleContext, key: tuple[str, tuple[int, ...]]) -> tuple[int, int, int]:
+    kind, cards = key
+    flags = (kind == "ti" or kind == "pao") | ((kind == "chi") << 1)
+    if kind in ("wei", "chou_wei"):
+        flags |= 1 << (_F_WEI + cards[0])
+    elif kind == "peng":
+        flags |= 1 << (_F_PENG + cards[0])
+    info = rc.laid_info[key] = (rc.huxi_of(kind, cards), sum(ENC[c] for c in cards), flags)
+    return info
+
+
+def _variants(rc: RuleContext, hp: int, fixed: int, flags: int, n_laid: int, card: int, win_by: str, dealer: bool) -> list:
+    """The ways the winning card counts (§8.2, as ``winning.variants``) with the right group count:
+    (fixed 胡息, free counts packed, 将 needed, all-red groups among the formed group and the 坎,
+    number of free cards besides the 将)."""
+    same = rc.same
+    h = hp & M160
+    n = (hp >> _NUM) & 0xFF
+    sh = FIELD * card
+    wb = 1 << sh
+    held = (h >> sh) & 0xFF
+    four = flags & _F_FOUR
+    keep = formed = 0
+    if win_by == "reveal" and dealer:
+        h += wb
+        n += 1
+    elif held == 3:
+        fixed += same["ti" if win_by == "self_draw" else "pao"][card]
+        h -= 3 * wb
+        n -= 3
+        four = formed = 1
+    elif held < 2 and (flags >> (_F_WEI + card)) & 1:
+        fixed += same["ti" if win_by == "self_draw" else "pao"][card] - same["wei"][card]
+        four = 1
+    elif held < 2 and (flags >> (_F_PENG + card)) & 1 and win_by != "discard":
+        fixed += same["pao"][card] - same["peng"][card]
+        four = 1
+    elif held == 2 and win_by == "self_draw":
+        fixed += same["wei"][card]
+        h -= 2 * wb
+        n -= 2
+        formed = 1
+    elif held == 2:  # another player's card onto a pair: a 碰, or three free cards
+        out = _shape(rc, fixed + same["peng"][card], h - 2 * wb, n - 2, n_laid + 1, four, 0, IS_RED[card])
+        free = _shape(rc, fixed, h + wb, n + 1, n_laid, four, 0xFF << sh, 0)
+        return out + free
+    else:
+        h += wb
+        n += 1
+    return _shape(rc, fixed, h, n, n_laid + formed, four, keep, formed and IS_RED[card])
+
+
+def _shape(rc: RuleContext, fx: int, h: int, n: int, groups: int, need: int, keep: int, red_groups: int) -> list:
+    """Set the 坎 (and four of a kind held) aside; check the number of groups (§8.1)."""
+    k = ((h + _GE3) & _TOP) & ~keep
+    if k:
+        kan, ti = rc.same["kan"], rc.same["ti"]
+        while k:
+            low = k & -k
+            k ^= low
+            s = low.bit_length() - FIELD
+            m = (h >> s) & 0xFF
+            if m == 4:
+                fx += ti[s >> 3]
+                need = 1
+            else:
+                fx += kan[s >> 3]
+            h -= m << s
+            n -= m
+            groups += 1
+            red_groups += IS_RED[s >> 3]
+    nf = n - 2 * need
+    if nf >= 0 and nf % 3 == 0 and groups + nf // 3 + need == rc.groups_to_win:
+        return [(fx, h, need, red_groups, nf)]
+    return []
+
+
+def _fans(rc: RuleContext, key: tuple) -> tuple:
+    """(名堂, fan, bonuses, 胡息 multiplier, added tun) for ``(fan_key, 对对胡, 比, 双飘)``, memoised."""
+    rs = rc.rs
+    (red, big, small, win_by, dealer, last_card, reveal_card, shua_hou), dui_dui, bi, piao = key
+    zimo = is_zimo(win_by, dealer)
+    ctx = MingtangContext(rs, red, big, small, win_by, dealer, zimo, last_card, reveal_card, shua_hou, dui_dui, bi, piao)
+    mingtang, fan = mingtang_of(rs, ctx)
+    bonuses = bonuses_of(rs, ctx)
+    mul, tun_add = 1, 0
+    for _, effect, value in bonuses:
+        if effect == "huxi_x":
+            mul *= value
+        elif effect == "fan_x":
+            fan *= value
+        elif effect == "tun":
+            tun_add += value
+    if rs.zimo == "+1tun" and zimo:
+        tun_add += 1
+    if len(rc.fan_cache) > 50_000:
+        rc.fan_cache.clear()
+    out = rc.fan_cache[key] = (mingtang, fan, bonuses, mul, tun_add)
+    return out
+
+
+def _piao_laid(groups: Sequence[Group]) -> tuple[int, int, int]:
+    """(all-red laid groups, laid sentences by pattern packed 4 bits per id: small, big) for 比/双飘."""
+    piao = ls = lb = 0
+    for g in groups:
+        cards = g.cards
+        if all(IS_RED[c] for c in cards):
+            piao += 1
+        if g.kind == "chi" and cards[0] != cards[1] and cards[1] != cards[2]:
+            base = cards[0] // 10 * 10
+            ranks = (cards[0] - base, cards[1] - base, cards[2] - base)
+            pid = 8 if ranks == (1, 6, 9) else ranks[0]
+            if base:
+                lb += 1 << (4 * pid)
+            else:
+                ls += 1 << (4 * pid)
+    return piao, ls, lb
+
+
+def _bi(t: int) -> int:
+    """Largest nibble of a packed pattern count if it is 2, 3 or 4, else 0 (§11.15)."""
+    ge2, ge3, ge4 = _SENT_NIB
+    if not (t + ge2) & _NIB8:
+        return 0
+    return 4 if (t + ge4) & _NIB8 else 3 if (t + ge3) & _NIB8 else 2
+
+
+def _every_split(rc: RuleContext, v: tuple, groups: Sequence[Group], chi: bool) -> list[tuple[int, bool, int, int]]:
+    """(胡息, 对对胡, 比, 双飘 count) of every split of a variant (changsha's 比/双飘, 毛胡)."""
+    fx, h, need, red_groups, _ = v
+    piao0, ls, lb = _piao_laid(groups)
+    piao0 += red_groups
+    w = rc.w4
+    out = []
+    for e, f, pair, nj, nr in free_shapes_packed(h & M80, h >> 80, bool(need)):
+        huxi = fx + e[0] * w[0] + e[1] * w[1] + f[0] * w[2] + f[1] * w[3]
+        dui_dui = not chi and not nj and not e[2] and not f[2]
+        bi = max(_bi(e[2] + ls), _bi(f[2] + lb))
+        piao = piao0 + e[1] + f[1] + nr + (pair >= 0 and pair % 10 in _RED_RANKS)
+        out.append((huxi, dui_dui, bi, piao))
+    return out
+
+
+def score_win(
+    rs: RuleSet,
+    hand: Sequence[int],
+    groups: Sequence[Group],
+    win_card: int | None,
+    win_by: str,
+    dealer: bool = False,
+    last_card: bool = False,
+    reveal_card: int | None = None,
+) -> ScoreResult:
+    """Score a candidate win (trusted input: see ``score_io`` for the checked path).
+
+    ``hand`` is the hidden hand before the winning card (for ``natural``: the whole dealt hand, the
+    dealer's reveal card included, and ``win_card`` None). Forced actions caused by the winning card
+    (RULES.md §8.2) are applied here.
+    """
+    if win_card is None or win_by == "natural":
+        return score_win_slow(rs, hand, groups, win_card, win_by, dealer, last_card, reveal_card)
+    rc = rule_context(rs)
+    hp = sum(map(ENC.__getitem__, hand))
+    fixed = flags = lenc = 0
+    get = rc.laid_info.get
+    for g in groups:
+        key = (g.kind, g.cards)
+        info = get(key) or _laid_info(rc, key)
+        fixed += info[0]
+        lenc += info[1]
+        flags |= info[2]
+    vs = _variants(rc, hp, fixed, flags, len(groups), win_card, win_by, dealer)
+    if not vs:
+        return _INCOMPLETE
+    chi = flags & _F_CHI
+    min_huxi = rs.min_huxi
+    mao_hu = rs.mao_hu
+    cands: list[tuple[int, bool, int, int]] = []
+    top = -1
+    if rc.every_split:
+        for v in vs:
+            for c in _every_split(rc, v, groups, bool(chi)):
+                if c[0] > top:
+                    top = c[0]
+                if c[0] >= min_huxi or (mao_hu and c[0] == 0):
+                    cands.append(c)
+    else:
+        w4 = rc.w4
+        for fx, h, need, _, nf in vs:
+            best = best_free_packed(h & M80, h >> 80, need, w4)
+            if best < 0:
+                continue
+            huxi = fx + best
+            if huxi > top:
+                top = huxi
+            if huxi >= min_huxi:
+                # 对对胡: no 吃 laid and nothing but the 将 among the free cards.
+                cands.append((huxi, not chi and nf == 0, 0, 0))
+    if not cands:
+        if top < 0:
+            return _INCOMPLETE
+        return ScoreResult._fast(
+            win=False, reason="huxi_below_min", message=f"{top} 胡息 is below the minimum of {min_huxi}",
+            huxi=top, groups=(), counts={}, tun=0, mingtang=(), fan=0, score=0, bonuses=(),
+        )
+    t = hp + lenc + ENC[win_card]
+    red, big = (t >> _RED) & 0xFF, (t >> _BIG) & 0xFF
+    small = ((t >> _NUM) & 0xFF) - big
+    base = fan_key(rs, red, big, small, win_by, dealer, last_card, reveal_card, len(hand) == 1 and hand[0] == win_card)
+    fan_cache = rc.fan_cache
+    best_val: tuple | None = None
+    for huxi, dui_dui, bi, piao in cands:
+        key = (base, dui_dui, bi, piao)
+        mingtang, fan, bonuses, mul, tun_add = fan_cache.get(key) or _fans(rc, key)
+        shown = huxi
+        if mao_hu and huxi == 0:
+            shown = MAO_HU_HUXI
+            bonuses += (("mao_hu", "huxi", MAO_HU_HUXI),)
+        if rc.one_xi_one_tun:
+            tun = max(1, shown * mul) + tun_add
+        else:
+            tun = max(1, (shown * mul - min_huxi) // 3 + 1) + tun_add
+        if best_val is None or (tun * fan, shown) > best_val[0]:
+            best_val = ((tun * fan, shown), tun, mingtang, fan, bonuses)
+    (score, shown), tun, mingtang, fan, bonuses = best_val  # type: ignore[misc]
+    result = object.__new__(LazyScoreResult)
+    result.__dict__.update(
+        win=True, reason=None, message=None, huxi=shown, counts={"red": red, "big": big, "small": small},
+        tun=tun, mingtang=mingtang, fan=fan, score=score, bonuses=bonuses,
+        _args=(rs, tuple(hand), tuple(groups), win_card, win_by, dealer, last_card, reveal_card),
+    )
+    return result
+
+
+def can_win(
+    rs: RuleSet,
+    hand_counts: Sequence[int],
+    groups: Sequence[Group],
+    win_card: int | None,
+    win_by: str,
+    dealer: bool = False,
+    last_card: bool = False,
+    reveal_card: int | None = None,
+) -> bool:
+    """Whether ``score_win`` with the same arguments would be a win (fast path, no decomposition
+    built). ``hand_counts`` is the 20-count vector of the hidden hand before the winning card."""
+    if win_by == "natural" or win_card is None:
+        return sum(1 for n in hand_counts if n == 4) >= 3 or sum(1 for n in hand_counts if n >= 3) >= 5
+    rc = rule_context(rs)
+    h = int.from_bytes(bytes(hand_counts), "little")
+    hp = h | (sum(hand_counts) << _NUM)
+    fixed = flags = 0
+    get = rc.laid_info.get
+    for g in groups:
+        key = (g.kind, g.cards)
+        info = get(key) or _laid_info(rc, key)
+        fixed += info[0]
+        flags |= info[2]
+    min_huxi = rs.min_huxi
+    if rs.mao_hu:
+        return any(
+            c[0] >= min_huxi or c[0] == 0
+            for v in _variants(rc, hp, fixed, flags, len(groups), win_card, win_by, dealer)
+            for c in _every_split(rc, v, groups, False)
+        )
+    w4 = rc.w4
+    for fx, h, need, _, _ in _variants(rc, hp, fixed, flags, len(groups), win_card, win_by, dealer):
+        best = best_free_packed(h & M80, h >> 80, need, w4)
+        if best >= 0 and fx + best >= min_huxi:
+            return True
+    return False

@@ -1,0 +1,387 @@
+"""The turn cycle of one hand (RULES.md §3–§5, §7, §11.4): the state and its transitions.
+
+``HandState`` holds the state and performs every transition: the deal, natural and reveal wins,
+opening 提, draws with their forced 提/偎/臭偎, discards, claims (§5.3) and their execution, and the
+count rule (§5.6). ``Hand`` (hand.py) adds the public, checked API on top.
+"""
+
+from __future__ import annotations
+
+from .actions import HU, PASS, PENG, Action, sort_actions
+from .cards import cards_of, counts_of, names
+from .chi import chi_options
+from .claims import Claim
+from .events import Event
+from .groups import Group
+from .huxi import group_huxi
+from .prefilter import may_complete
+from .rules import RuleSet
+from .scoring import can_win, score_win
+from .settlement import settle_amounts
+
+_NAMES = names(range(20))
+
+
+class HandState:
+    """Mutable state of one hand; every method here trusts its caller (checks live in ``Hand``)."""
+
+    rs: RuleSet
+
+    def _setup(self, rs: RuleSet, dealer: int, deck: list[int]) -> None:
+        self.rs = rs
+        self.players = rs.players
+        self.dealer = dealer
+        self.deck = deck
+        n = rs.players
+        sitter = (dealer + 2) % 4 if rs.sit_out else None
+        self.active_seats = [s for s in range(n) if s != sitter]
+        self._next = {s: self.active_seats[(i + 1) % len(self.active_seats)] for i, s in enumerate(self.active_seats)}
+        self.hands: list[list[int]] = [[0] * 20 for _ in range(n)]
+        self.groups: list[list[Group]] = [[] for _ in range(n)]
+        self.discards: list[list[int]] = [[] for _ in range(n)]
+        self._chou: list[set[int]] = [set() for _ in range(n)]
+        self._chou_peng: list[set[int]] = [set() for _ in range(n)]  # passed 碰: a later own draw is 臭偎
+        self._chou_hu: list[dict[int, int]] = [{} for _ in range(n)]  # declined 胡 card -> laid 胡息 then
+        self.dead = [False] * n  # 死手 (§11.4)
+        self.events: list[Event] = []
+        self.actions: list[tuple[int, Action]] = []
+        self.finished = False
+        self.result: dict | None = None
+        self.phase = "deal"  # "claim" | "discard" | "finished"
+        self.turn: int | None = None  # the seat that must discard
+        self.claim: Claim | None = None
+        self.stock: list[int] = []
+        self._stock_pos = 0
+        self.won_card: int | None = None
+
+    # ---- helpers ----------------------------------------------------------------------------
+    def next_seat(self, seat: int) -> int:
+        return self._next[seat]
+
+    def order_from(self, seat: int) -> list[int]:
+        """Active seats in play order starting with ``seat``."""
+        out = [seat]
+        s = self._next[seat]
+        while s != seat:
+            out.append(s)
+            s = self._next[s]
+        return out
+
+    def _emit(self, type_: str, seat: int | None = None, secret: bool = False, **fields: object) -> None:
+        self.events.append(Event(len(self.events) + 1, type_, seat, fields, secret))
+
+    def held(self, seat: int) -> int:
+        """Cards a seat holds in all: hand plus laid groups."""
+        return sum(self.hands[seat]) + sum(len(g.cards) for g in self.groups[seat])
+
+    def count_of(self, seat: int) -> int:
+        """The §5.6 count: base + max(0, k − 1) with k the seat's 4-card groups."""
+        k = sum(1 for g in self.groups[seat] if g.kind == "ti" or g.kind == "pao")
+        return self.rs.base_count + max(0, k - 1)
+
+    def _laid(self, seat: int, card: int, kinds: tuple[str, ...]) -> int | None:
+        for i, g in enumerate(self.groups[seat]):
+            if g.kind in kinds and g.cards[0] == card:
+                return i
+        return None
+
+    def _may_hu(self, seat: int, card: int) -> bool:
+        """胡 is offered unless the hand is dead or a declined 胡 on this card still binds (臭胡, §7)."""
+        if self.dead[seat]:
+            return False
+        if self.rs.chou_hu and card in self._chou_hu[seat]:
+            return self._chou_hu[seat][card] != self._laid_huxi(seat)
+        return True
+
+    def _laid_huxi(self, seat: int) -> int:
+        return sum(group_huxi(self.rs, g) for g in self.groups[seat])
+
+    def _can_win(self, seat: int, card: int, win_by: str, pre: tuple | None = None) -> bool:
+        """Whether ``seat`` is offered 胡 on ``card``; ``pre``: (hand, groups) before a forced 偎/提."""
+        if pre is None:
+            vec, groups = tuple(self.hands[seat]), self.groups[seat]
+            # A cheap necessary condition first: most hands are far from a win. It applies when the
+            # card must join a hand group (no 坎/pair of it, no laid 偎/碰 for it to join).
+            if vec[card] < 2 and self._laid(seat, card, ("wei", "chou_wei", "peng")) is None:
+                if not may_complete(vec, card):
+                    return False
+        else:
+            vec, groups = pre
+        return self._may_hu(seat, card) and can_win(
+            self.rs, vec, groups, card, win_by, dealer=seat == self.dealer
+        )
+
+    # ---- the deal (§3) ----------------------------------------------------------------------
+    def _deal(self) -> None:
+        block = 14 if self.rs.deal_all else 20
+        pos = 0
+        order = self.order_from(self.dealer)
+        for s in order:
+            self.hands[s] = counts_of(self.deck[pos : pos + block])
+            pos += block
+        self.reveal = self.deck[pos]
+        self.stock = self.deck[pos + 1 :]
+        self._emit("deal", hands={s: [_NAMES[c] for c in cards_of(self.hands[s])] for s in sorted(order)})
+        self._emit("reveal", card=_NAMES[self.reveal])
+        # Natural win (§3.3): forced, first in seat order from the dealer, who counts the reveal card.
+        for s in order:
+            vec = list(self.hands[s])
+            if s == self.dealer:
+                vec[self.reveal] += 1
+            tis = sum(1 for n in vec if n == 4)
+            kans = sum(1 for n in vec if n >= 3)
+            if tis >= 3 or kans >= 5:
+                self._emit("natural_win", s)
+                self._win(s, "natural", None, vec, [])
+                return
+        # Reveal win (§3.4): each player's choice, priority in seat order from the dealer.
+        claim = Claim(self.reveal, "reveal", self.dealer, order, [])
+        for s in order:
+            if can_win(self.rs, tuple(self.hands[s]), [], self.reveal, "reveal", dealer=s == self.dealer):
+                claim.options[s] = [HU]
+        if claim.options:
+            self._open(claim)
+        else:
+            self._run(self._after_reveal())
+
+    def _after_reveal(self) -> int | None:
+        """The reveal card joins the dealer; opening 提 (forced); then the count rule (§3.5–3.7)."""
+        self.hands[self.dealer][self.reveal] += 1
+        for s in self.order_from(self.dealer):
+            vec = self.hands[s]
+            for c in range(20):
+                if vec[c] == 4:
+                    vec[c] = 0
+                    self.groups[s].append(Group("ti", (c, c, c, c)))
+                    self._emit("ti", s, card=_NAMES[c], **{"from": "deal"})
+        return self._after_acquire(self.dealer)
+
+    # ---- the turn cycle (§5) ----------------------------------------------------------------
+    def _run(self, seat: int | None) -> None:
+        """Draw for seat after seat until someone must decide or the hand ends."""
+        while seat is not None and not self.finished:
+            seat = self._draw(seat)
+
+    def _after_acquire(self, seat: int) -> int | None:
+        """Count rule (§5.6): discard iff holding more than the count; else the next player draws.
+
+        A player who must discard but has no discardable card skips it and his hand is dead (§11.4).
+        """
+        if self.held(seat) > self.count_of(seat):
+            if any(0 < n < 3 for n in self.hands[seat]):
+                self.phase, self.turn, self.claim = "discard", seat, None
+                return None
+            self.dead[seat] = True
+        return self._next[seat]
+
+    def _draw(self, seat: int) -> int | None:
+        """Draw for ``seat`` (§5.2); returns the next seat to draw, or None (a decision, or the end)."""
+        if self._stock_pos >= len(self.stock):
+            self._emit("huang")
+            self.phase, self.turn, self.claim, self.finished = "finished", None, None, True
+            self.result = {"winner": None, "draw": True}
+            return None
+        c = self.stock[self._stock_pos]
+        self._stock_pos += 1
+        last = self._stock_pos == len(self.stock)
+        self._emit("draw", seat, secret=True, card=_NAMES[c])
+        vec = self.hands[seat]
+        wei = self._laid(seat, c, ("wei", "chou_wei"))
+        if vec[c] == 3 or wei is not None:  # 提 (forced): from a 坎 in hand or a laid 偎
+            pre = (tuple(vec), list(self.groups[seat]))
+            if vec[c] == 3:
+                vec[c] = 0
+                self.groups[seat].append(Group("ti", (c, c, c, c)))
+                source = "kan"
+            else:
+                self.groups[seat][wei] = Group("ti", (c, c, c, c))  # type: ignore[index]
+                source = "wei"
+            self._emit("ti", seat, card=_NAMES[c], **{"from": source})
+            return self._after_forced(seat, c, pre, last)
+        if vec[c] == 2:  # 偎 or 臭偎 (forced)
+            pre = (tuple(vec), list(self.groups[seat]))
+            chou = c in self._chou_peng[seat]
+            vec[c] = 0
+            self.groups[seat].append(Group("chou_wei" if chou else "wei", (c, c, c)))
+            secret = not chou and self.rs.wei_shown == "none"
+            self._emit("wei", seat, secret=secret, card=_NAMES[c], chou=chou)
+            return self._after_forced(seat, c, pre, last)
+        self._emit("show", seat, card=_NAMES[c])
+        return self._claim_draw(seat, c, last)
+
+    def _after_forced(self, seat: int, card: int, pre: tuple, last: bool) -> int | None:
+        """偎胡/提胡 option (§5.2.3, §11.10), then the count rule."""
+        if self._can_win(seat, card, "self_draw", pre):
+            claim = Claim(card, "self", seat, [seat], [])
+            claim.options[seat] = [HU]
+            claim.pre = pre
+            claim.last_card = last
+            self._open(claim)
+            return None
+        return self._after_acquire(seat)
+
+    def _claim_draw(self, drawer: int, c: int, last: bool) -> int | None:
+        """Claims on a shown stock card (§5.2.4)."""
+        order = self.order_from(drawer)
+        claim = Claim(c, "draw", drawer, order, [drawer, self._next[drawer]])
+        claim.last_card = last
+        for s in order:
+            if self._can_win(s, c, "self_draw" if s == drawer else "other_draw"):
+                claim.options[s] = [HU]
+        if self._laid(drawer, c, ("peng",)) is not None:
+            claim.pao_seat = drawer
+        else:
+            for s in order[1:]:
+                if self.hands[s][c] == 3 or self._laid(s, c, ("wei", "chou_wei", "peng")) is not None:
+                    claim.pao_seat = s
+        if claim.pao_seat is None:  # a forced 跑 outranks every 碰 and 吃: they are not offered
+            for s in order[1:]:
+                self._offer_peng(claim, s, c)
+            for s in claim.chi_order:
+                self._offer_chi(claim, s, c)
+        return self._open(claim)
+
+    def _discard(self, seat: int, c: int) -> int | None:
+        """Discard (§5.1): the card is 臭 for the discarder; then claims on it."""
+        self.hands[seat][c] -= 1
+        self._chou[seat].add(c)
+        self._emit("discard", seat, card=_NAMES[c])
+        order = self.order_from(self._next[seat])[:-1]  # everyone but the discarder
+        claim = Claim(c, "discard", seat, order, [self._next[seat]])
+        if self.rs.discard_win:
+            for s in order:
+                if self._can_win(s, c, "discard"):
+                    claim.options[s] = [HU]
+        for s in order:  # a 碰 on the table never takes a discard (§5.5)
+            if self.hands[s][c] == 3 or self._laid(s, c, ("wei", "chou_wei")) is not None:
+                claim.pao_seat = s
+        if claim.pao_seat is None:
+            for s in order:
+                self._offer_peng(claim, s, c)
+            self._offer_chi(claim, self._next[seat], c)
+        return self._open(claim)
+
+    def _offer_peng(self, claim: Claim, s: int, c: int) -> None:
+        vec = self.hands[s]
+        if vec[c] != 2 or self.dead[s] or c in self._chou[s]:
+            return
+        # §11.4: a 碰 must leave a card he may discard.
+        if any(0 < n < 3 for i, n in enumerate(vec) if i != c):
+            claim.options.setdefault(s, []).append(PENG)
+
+    def _offer_chi(self, claim: Claim, s: int, c: int) -> None:
+        if self.dead[s] or c in self._chou[s]:
+            return
+        options, could_form = chi_options(tuple(self.hands[s]), c)
+        if options:
+            claim.options.setdefault(s, []).extend(Action("chi", None, g) for g in options)
+        elif could_form and self.rs.chou_on_unable_chi:
+            claim.unable_chi.append(s)
+
+    def _open(self, claim: Claim) -> int | None:
+        """Ask everyone with an option at once, or resolve straight away if nobody has one."""
+        for s, opts in claim.options.items():
+            opts.append(PASS)
+            claim.options[s] = sort_actions(opts)
+        self.phase, self.turn, self.claim = "claim", None, claim
+        return self._resolve()
+
+    def _resolve(self) -> int | None:
+        """Execute the best claim once it is certain (§5.3); returns the next seat to draw, if any."""
+        claim = self.claim
+        assert claim is not None
+        done, seat, action, key = claim.resolve()
+        if not done:
+            return None
+        c = claim.card
+        for s in claim.hu_order:  # only the outcome is told: the passes, then the claim
+            decided = claim.decided.get(s)
+            if decided is not None and decided.type == "pass":
+                self._emit("pass", s)
+        for s, decided in claim.decided.items():  # 臭胡: a declined 胡 binds while laid 胡息 is unchanged
+            if self.rs.chou_hu and HU in claim.options[s] and decided.type != "hu":
+                self._chou_hu[s][c] = self._laid_huxi(s)
+        for s in claim.options:  # §7: a passed 碰/吃 is 臭 unless an outranking claim took the card
+            pc = claim.peng_chi_key(s)
+            if pc is not None and s != seat and (key is None or key < pc):
+                self._chou[s].add(c)
+                if PENG in claim.options[s]:
+                    self._chou_peng[s].add(c)
+        self.claim = None
+        if seat is None:
+            for s in claim.unable_chi:
+                self._chou[s].add(c)
+            if claim.source == "reveal":
+                return self._after_reveal()
+            if claim.source == "self":
+                return self._after_acquire(claim.seat)
+            self.discards[claim.seat].append(c)
+            return self._next[claim.seat]
+        assert action is not None
+        if action.type == "hu":
+            return self._hu(seat, claim)
+        vec = self.hands[seat]
+        if action.type == "pao":
+            if vec[c] == 3:
+                vec[c] = 0
+                self.groups[seat].append(Group("pao", (c, c, c, c)))
+                source = "kan"
+            else:
+                i = self._laid(seat, c, ("wei", "chou_wei", "peng"))
+                assert i is not None
+                source = "peng" if self.groups[seat][i].kind == "peng" else "wei"
+                self.groups[seat][i] = Group("pao", (c, c, c, c))
+            self._emit("pao", seat, card=_NAMES[c], **{"from": source})
+        elif action.type == "peng":
+            vec[c] -= 2
+            self.groups[seat].append(Group("peng", (c, c, c)))
+            self._emit("peng", seat, card=_NAMES[c])
+        else:
+            vec[c] += 1  # the taken card passes through the hand into the groups
+            for g in action.groups:
+                for x in g:
+                    vec[x] -= 1
+                self.groups[seat].append(Group("chi", g))
+            self._emit("chi", seat, card=_NAMES[c], groups=[[_NAMES[x] for x in g] for g in action.groups])
+        return self._after_acquire(seat)
+
+    def _hu(self, seat: int, claim: Claim) -> None:
+        c = claim.card
+        # The winning card stays "on the table" (card_locations) unless a 偎/提 already laid it.
+        self.won_card = None if claim.source == "self" else c
+        if claim.source == "self":
+            hand, groups = claim.pre  # type: ignore[misc]
+            self._win(seat, "self_draw", c, list(hand), list(groups), last_card=claim.last_card)
+        elif claim.source == "reveal":
+            self._win(seat, "reveal", c, list(self.hands[seat]), [])
+        elif claim.source == "draw":
+            win_by = "self_draw" if seat == claim.seat else "other_draw"
+            self._win(seat, win_by, c, list(self.hands[seat]), list(self.groups[seat]), last_card=claim.last_card)
+        else:
+            self._win(seat, "discard", c, list(self.hands[seat]), list(self.groups[seat]), discarder=claim.seat)
+        return None
+
+    def _win(
+        self,
+        seat: int,
+        win_by: str,
+        card: int | None,
+        hand: list[int],
+        groups: list[Group],
+        last_card: bool = False,
+        discarder: int | None = None,
+    ) -> None:
+        """Score the win (only now: offers use the fast ``can_win``) and end the hand."""
+        score = score_win(
+            self.rs, cards_of(hand), groups, card, win_by,
+            dealer=seat == self.dealer, last_card=last_card, reveal_card=self.reveal,
+        )
+        settlement = dict(score.to_wire())
+        amounts = settle_amounts(self.rs, seat, score, self.active_seats, base=1, piao=None, discarder=discarder)
+        settlement["deltas"] = dict(amounts["total"])
+        name = None if card is None else _NAMES[card]
+        self._emit("hu", seat, card=name, win_by=win_by, settlement=settlement)
+        self.phase, self.turn, self.claim, self.finished = "finished", None, None, True
+        self.result = {"winner": seat, "win_by": win_by, "card": name, "settlement": settlement}
+        if discarder is not None:
+            self.result["discarder"] = discarder

@@ -1,0 +1,200 @@
+"""The role of the winning card (RULES.md §8.2) and the fixed part of a winning hand.
+
+``variants`` turns (hidden hand, laid groups, winning card, where it came from) into the ways the
+cards can be counted: the laid groups (one possibly upgraded: 偎→提/跑, 碰→跑), the group the
+winning card formed by a forced action (偎, 提, 跑), the 坎 (and, at a reveal or natural win, four of
+a kind) held in hand, and the free cards left for sentences, 绞 and the 将. There are two variants
+only when another player's card meets a pair in hand: used whole it is a 碰, or the three cards are
+free (§8.2, §11.3).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import NamedTuple
+
+from .huxi import SENTENCE_PATTERNS, group_huxi_by_key, same_huxi, sentence_weights, table_key
+from .rules import RuleSet
+
+GroupT = tuple[str, tuple[int, ...]]
+_SAME_KINDS = ("ti", "pao", "wei", "chou_wei", "kan", "peng")
+
+
+class RuleContext:
+    """Per-ruleset values the scorer needs in its hot loops (cached by ruleset identity)."""
+
+    __slots__ = (
+        "rs", "key", "weights", "groups_to_win", "huxi", "win_cache", "value_cache", "every_split",
+        "w4", "same", "fan_cache", "laid_info", "one_xi_one_tun",
+    )
+
+    def __init__(self, rs: RuleSet) -> None:
+        self.rs = rs
+        self.key = table_key(rs)
+        self.weights = sentence_weights(self.key)
+        self.groups_to_win = rs.groups_to_win
+        self.huxi = _huxi_table(self.key)
+        self.win_cache: dict[tuple, bool] = {}
+        self.value_cache: dict[tuple, tuple] = {}
+        # 比 and 双飘 (changsha) look at the whole decomposition, 毛胡 at 0-胡息 ones: try every split.
+        self.every_split = rs.mingtang == "changsha" or rs.mao_hu
+        # Fast path (scoring.py): 胡息 of 一二三 / 二七十 per case, of same-card groups per (kind, card),
+        # the fans per ``mingtang.fan_key`` and what a laid (kind, cards) group contributes.
+        small, big = self.weights
+        self.w4 = (small[0], small[8], big[0], big[8])
+        self.same = {kind: tuple(same_huxi(self.key, kind, c) for c in range(20)) for kind in _SAME_KINDS}
+        self.fan_cache: dict[tuple, tuple] = {}
+        self.laid_info: dict[tuple, tuple] = {}
+        self.one_xi_one_tun = rs.tun_mode == "1xi1tun"
+
+    def huxi_of(self, kind: str, cards: tuple[int, ...]) -> int:
+        h = self.huxi.get((kind, cards))
+        return group_huxi_by_key(self.key, kind, cards) if h is None else h
+
+
+@lru_cache(maxsize=8)
+def _huxi_table(key: tuple[bool, bool]) -> dict[GroupT, int]:
+    """胡息 of every possible group (a few hundred), so hot loops do one dict lookup."""
+    table: dict[GroupT, int] = {}
+    for c in range(20):
+        for kind in ("ti", "pao"):
+            table[(kind, (c,) * 4)] = group_huxi_by_key(key, kind, (c,) * 4)
+        for kind in ("wei", "chou_wei", "kan", "peng"):
+            table[(kind, (c,) * 3)] = group_huxi_by_key(key, kind, (c,) * 3)
+        table[("jiang", (c, c))] = 0
+    for base in (0, 10):
+        for pattern in SENTENCE_PATTERNS:
+            cards = tuple(base + x for x in pattern)
+            table[("sentence", cards)] = table[("chi", cards)] = group_huxi_by_key(key, "sentence", cards)
+    for r in range(10):
+        for cards in ((r, r, r + 10), (r, r + 10, r + 10)):
+            table[("jiao", cards)] = table[("chi", cards)] = 0
+    return table
+
+
+_BY_ID: dict[int, tuple[RuleSet, RuleContext]] = {}
+_BY_VALUE: dict[RuleSet, RuleContext] = {}
+
+
+def rule_context(rs: RuleSet) -> RuleContext:
+    """The shared ``RuleContext`` of a ruleset: by identity first (RuleSet hashing is slow), then
+    by value, so equal rulesets (one per hand, one per CLI request) share their caches."""
+    hit = _BY_ID.get(id(rs))
+    if hit is not None and hit[0] is rs:
+        return hit[1]
+    rc = _BY_VALUE.get(rs)
+    if rc is None:
+        if len(_BY_VALUE) > 64:
+            _BY_VALUE.clear()
+        rc = _BY_VALUE[rs] = RuleContext(rs)
+    if len(_BY_ID) > 1024:
+        _BY_ID.clear()
+    _BY_ID[id(rs)] = (rs, rc)  # keeps rs alive, so its id is not reused while cached
+    return rc
+
+
+class Variant(NamedTuple):
+    """One way of counting the winning card: fixed groups plus free cards."""
+
+    laid: tuple[GroupT, ...]  # laid groups after any upgrade, in their order
+    formed: GroupT | None  # the group the winning card formed from hand cards (偎, 提, 跑, 碰)
+    hand_groups: tuple[GroupT, ...]  # 坎 (and four of a kind at a reveal/natural win) in hand
+    free: tuple[int, ...]  # 20 counts
+    need_jiang: bool
+    fixed_huxi: int
+
+    def table_groups(self) -> list[GroupT]:
+        return list(self.laid) + ([self.formed] if self.formed else [])
+
+    def fixed_groups(self) -> list[GroupT]:
+        return self.table_groups() + list(self.hand_groups)
+
+
+def make_variant(
+    rc: RuleContext, laid: Sequence[GroupT], formed: GroupT | None, hand_groups: Sequence[GroupT], free: tuple[int, ...]
+) -> Variant:
+    groups = list(laid) + list(hand_groups) + ([formed] if formed else [])
+    need_jiang = any(k == "ti" or k == "pao" for k, _ in groups)
+    huxi = rc.huxi_of
+    return Variant(tuple(laid), formed, tuple(hand_groups), free, need_jiang, sum(huxi(k, c) for k, c in groups))
+
+
+def _upgrade(laid: list[GroupT], card: int, kinds: tuple[str, ...], to: str) -> bool:
+    """Upgrade the laid group of ``card`` whose kind is in ``kinds`` (偎→提/跑, 碰→跑)."""
+    for i, (kind, cards) in enumerate(laid):
+        if cards[0] == card and kind in kinds:
+            laid[i] = (to, (card,) * 4)
+            return True
+    return False
+
+
+def _laid_same(laid: Sequence[GroupT], card: int) -> bool:
+    """Whether a laid 偎/臭偎/碰 of ``card`` exists (the only groups a card can upgrade)."""
+    return any(cards[0] == card and kind in _UPGRADABLE for kind, cards in laid)
+
+
+_UPGRADABLE = frozenset({"wei", "chou_wei", "peng"})
+_WEI = ("wei", "chou_wei")
+_PENG = ("peng",)
+
+
+def variants(
+    rc: RuleContext, counts: list[int], laid: list[GroupT], card: int | None, win_by: str, dealer: bool
+) -> list[Variant]:
+    """The ways the winning card counts (§8.2), keeping only those with the right number of groups.
+
+    ``counts`` (the hidden hand) and ``laid`` are copied, never changed.
+    """
+    counts = list(counts)
+    own = win_by == "self_draw"
+    held = counts[card] if card is not None else 0
+    formed: GroupT | None = None
+    shapes = None
+    if card is None:
+        pass
+    elif win_by == "reveal" and dealer:
+        counts[card] += 1  # one of the dealer's dealt cards: a pair becomes a 坎, a 坎 a 提
+    elif held == 3:
+        counts[card] = 0
+        formed = ("ti" if own else "pao", (card,) * 4)
+    elif held < 2 and _laid_same(laid, card):
+        laid = list(laid)
+        if not _upgrade(laid, card, _WEI, "ti" if own else "pao"):
+            if win_by == "discard" or not _upgrade(laid, card, _PENG, "pao"):
+                counts[card] += 1  # a discard never upgrades a 碰 (§5.5): the card joins the hand
+    elif held == 2 and own:  # own draw onto a pair: 偎
+        counts[card] = 0
+        formed = ("wei", (card,) * 3)
+    elif held == 2:  # another player's card onto a pair: a 碰, or three free cards (§8.2)
+        whole = list(counts)
+        whole[card] = 0
+        counts[card] = 3
+        shapes = ((laid, ("peng", (card,) * 3), whole, -1), (laid, None, counts, card))
+    else:
+        counts[card] += 1
+    if shapes is None:
+        shapes = ((laid, formed, counts, -1),)
+    out = []
+    for laid_v, formed_v, cnt, free_c in shapes:
+        hand_groups = []
+        if max(cnt) >= 3:
+            cnt = list(cnt)
+            for c in range(20):
+                n = cnt[c]
+                if n >= 3 and c != free_c:
+                    hand_groups.append(("kan" if n == 3 else "ti", (c,) * n))
+                    cnt[c] = 0
+        v = make_variant(rc, laid_v, formed_v, hand_groups, tuple(cnt))
+        n_free = sum(cnt) - (2 if v.need_jiang else 0)
+        if n_free < 0 or n_free % 3:
+            continue
+        n_groups = len(laid_v) + (formed_v is not None) + len(hand_groups) + n_free // 3 + v.need_jiang
+        if n_groups == rc.groups_to_win:
+            out.append(v)
+    return out
+
+
+def total_cards(hand: Sequence[int], laid: Sequence[GroupT], card: int | None) -> list[int]:
+    """Every card of the winner (hand, laid groups, winning card)."""
+    return list(hand) + [c for _, cards in laid for c in cards] + ([card] if card is not None else [])

@@ -1,0 +1,8 @@
+"""Engine tests run without Django (``-p no:django``): neutralise the root conftest's Django fixture."""
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def _fast_password_hasher():
+    """The engine has no passwords; overrides tests/conftest.py's fixture that needs pytest-django."""

@@ -1,0 +1,176 @@
+"""Property tests (hypothesis): any seed, any sequence of legal actions.
+
+After every action: the 80 cards are conserved with none in two places, the §5.6 count identity
+holds, and no redacted view or event shows a seat a card it may not see. At the point where play
+stops, ``Hand.from_json(hand.to_json())`` behaves identically (same legal actions, same events
+after the same next action).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from apps.engine.cards import card_name, cards_of
+from apps.engine.events import AUDIT
+from apps.engine.hand import Hand
+from apps.engine.invariants import check, check_counts_fast
+from apps.engine.shuffle import deck_from_seed
+from apps.engine.simulate import configurations
+
+CONFIGS = configurations("all")
+MAX_STEPS = 400
+
+
+def _names(cards) -> list[str]:
+    return [card_name(c) for c in cards]
+
+
+def _expected_group(hand: Hand, owner: int, viewer: int, kind: str, cards: tuple[int, ...]) -> dict:
+    """A laid group as ``viewer`` may see it (RULES.md §4.1 visibility), computed independently."""
+    names = _names(sorted(cards))
+    if viewer == owner or hand.finished or kind in ("pao", "peng", "chi"):
+        return {"kind": kind, "cards": names}
+    if kind == "wei" and hand.rs.wei_shown == "none":
+        return {"kind": kind, "cards": [None] * len(names)}
+    return {"kind": kind, "cards": names[:1] + [None] * (len(names) - 1)}  # 提, 臭偎, 偎 "one": 1 up
+
+
+# Where a seat's view may hold cards: everything else (the stock above all) is hidden.
+_CARD_KEYS = {"hands", "groups", "discards", "legal_actions", "chou", "table", "reveal", "result"}
+_CARD_NAMES = {card_name(c) for c in range(20)}
+
+
+def _card_lists(obj, path=()):
+    """(path, list) for every list in a JSON value that holds a card name."""
+    if isinstance(obj, dict):
+        for key, value in obj.items():
+            yield from _card_lists(value, (*path, key))
+    elif isinstance(obj, list):
+        if any(isinstance(x, str) and x in _CARD_NAMES for x in obj):
+            yield path, obj
+        for i, value in enumerate(obj):
+            yield from _card_lists(value, (*path, i))
+    elif isinstance(obj, str) and obj in _CARD_NAMES and path and path[0] not in _CARD_KEYS:
+        yield path, [obj]
+
+
+def _view_leaks(hand: Hand, seat: int) -> list[str]:
+    view = json.loads(json.dumps(hand.view(seat)))
+    problems = []
+    stock = _names(hand.stock[hand._stock_pos :])
+    for path, value in _card_lists(view):
+        if path[0] not in _CARD_KEYS:
+            problems.append(f"cards under {path} in the view of {seat}")
+        if len(stock) > 1 and value == stock:
+            problems.append(f"the view of {seat} shows the stock under {path}")
+    for other in range(hand.players):
+        got = view["hands"][str(other)]
+        if other == seat or hand.finished:
+            if got != _names(cards_of(hand.hands[other])):
+                problems.append(f"hand of {other} wrong for {seat}")
+        elif got is not None:
+            problems.append(f"seat {seat} sees the hand of {other}")
+        want = [_expected_group(hand, other, seat, g.kind, g.cards) for g in hand.groups[other]]
+        if view["groups"][str(other)] != want:
+            problems.append(f"groups of {other} as seen by {seat}: {view['groups'][str(other)]} != {want}")
+    claim = hand.claim if hand.phase == "claim" else None
+    if claim is not None and view["table"] is not None and view["table"]["card"] is not None:
+        if claim.source == "self" and claim.seat != seat and not hand.finished:
+            problems.append(f"seat {seat} sees the card of another seat's 偎/提 decision")
+    if not hand.finished and view["result"] is not None:
+        problems.append("a result before the end")
+    return problems
+
+
+def _event_leaks(hand: Hand, events, viewers: range) -> list[str]:
+    problems = []
+    for ev in events:
+        full = ev.to_wire()
+        for seat in viewers:
+            red = ev.for_viewer(seat)
+            if ev.type == "deal":
+                for owner, cards in red["hands"].items():
+                    want = full["hands"][owner] if owner == seat else [None] * len(full["hands"][owner])
+                    if cards != want:
+                        problems.append(f"deal as seen by {seat}: hand of {owner} is {cards}")
+            elif ev.type == "draw" and ev.seat != seat:
+                if red["card"] is not None:
+                    problems.append(f"seat {seat} sees the draw of {ev.seat}")
+            elif ev.type == "wei" and ev.seat != seat and not full["chou"] and hand.rs.wei_shown == "none":
+                if red["card"] is not None:
+                    problems.append(f"seat {seat} sees the hidden 偎 of {ev.seat}")
+            elif red != full:
+                problems.append(f"public event {full} redacted for {seat} as {red}")
+    return problems
+
+
+def _play(data, hand: Hand, stop: int) -> None:
+    seats = range(hand.players)
+    problems = check_counts_fast(hand) + _event_leaks(hand, hand.events, seats)
+    steps = 0
+    while not hand.finished and steps < stop:
+        assert not problems, problems
+        to_act = hand.to_act()
+        assert to_act, "not finished but nobody to act"
+        seat = to_act[data.draw(st.integers(0, len(to_act) - 1), label="seat")]
+        legal = hand.legal_actions(seat)
+        action = legal[data.draw(st.integers(0, len(legal) - 1), label="action")]
+        new = hand.apply(seat, action)
+        steps += 1
+        problems = check_counts_fast(hand) + _event_leaks(hand, new, seats)
+        for viewer in hand.active_seats:
+            problems += _view_leaks(hand, viewer)
+    assert not problems, problems
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    data=st.data(),
+    seed=st.binary(min_size=32, max_size=32),
+    config=st.sampled_from(CONFIGS),
+    dealer=st.integers(0, 3),
+    stop=st.integers(0, MAX_STEPS),
+)
+def test_any_legal_play_keeps_the_invariants(data, seed: bytes, config, dealer: int, stop: int) -> None:
+    hand = Hand(config, dealer=dealer % config.players, seed=seed)
+    _play(data, hand, stop)
+    assert check(hand, roundtrip=True) == []
+    copy = Hand.from_json(json.loads(json.dumps(hand.to_json())))
+    assert copy.view(AUDIT) == hand.view(AUDIT)
+    assert copy.to_act() == hand.to_act()
+    for seat in range(hand.players):
+        assert copy.legal_actions(seat) == hand.legal_actions(seat)
+    if not hand.finished:
+        seat = hand.to_act()[0]
+        action = hand.legal_actions(seat)[data.draw(st.integers(0, 50), label="next") % len(hand.legal_actions(seat))]
+        assert [e.to_wire() for e in copy.apply(seat, action)] == [e.to_wire() for e in hand.apply(seat, action)]
+        assert copy.view(AUDIT) == hand.view(AUDIT)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.binary(min_size=32, max_size=32), config=st.sampled_from(CONFIGS), shuffle_seed=st.integers())
+def test_the_deal_a_seat_sees_depends_only_on_its_own_cards(seed: bytes, config, shuffle_seed: int) -> None:
+    """Two deals that differ only in cards hidden from a seat give it identical deal and reveal events."""
+    deck = deck_from_seed(seed)
+    block = 14 if config.deal_all else 20
+    dealer = seed[0] % config.players
+    hand = Hand(config, dealer=dealer, deck=list(deck))
+    order = hand.order_from(dealer)
+    for position, seat in enumerate(order):
+        mine = range(position * block, (position + 1) * block)
+        reveal_at = len(order) * block
+        hidden = [i for i in range(len(deck)) if i not in mine and i != reveal_at]
+        cards = [deck[i] for i in hidden]
+        random.Random(shuffle_seed).shuffle(cards)
+        other_deck = list(deck)
+        for i, c in zip(hidden, cards, strict=True):
+            other_deck[i] = c
+        other = Hand(config, dealer=dealer, deck=other_deck)
+        for a, b in zip(hand.events[:2], other.events[:2], strict=True):
+            assert a.for_viewer(seat) == b.for_viewer(seat)
+        assert hand.view(seat)["hands"][seat] == other.view(seat)["hands"][seat]
+        assert hand.view(seat)["stock"] == other.view(seat)["stock"]

@@ -1,0 +1,124 @@
+"""Views and event redaction (ENGINE_CLI.md "Events on the wire", RULES.md §4.1), and persistence."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+
+from hand_support import act, hand_from, pass_all
+
+from apps.engine.actions import Action
+from apps.engine.events import AUDIT
+from apps.engine.hand import Hand
+from apps.engine.rules import PRESET_PLAYERS, PRESETS, resolve_ruleset
+
+
+def test_deal_event_shows_each_seat_only_its_own_hand():
+    h = hand_from("full", ["s3"], "s10")
+    deal = h.events[0]
+    mine = deal.for_viewer(1)["hands"]
+    assert all(c is not None for c in mine[1]) and mine[0] == [None] * 20
+    assert deal.for_viewer(AUDIT) == deal.to_wire()
+    # ARCHITECTURE.md "Observer": a spectator sees no hidden card, not even at the deal.
+    assert all(cards == [None] * len(cards) for cards in deal.for_viewer(None)["hands"].values())
+
+
+def test_draw_card_hidden_until_shown():
+    h = hand_from("full", ["s9"], "s10", "s3")
+    act(h, 0, {"type": "discard", "card": "s9"})
+    pass_all(h)
+    draw = next(e for e in h.events if e.type == "draw")
+    assert draw.for_viewer(1)["card"] == "s3" and draw.for_viewer(2)["card"] is None
+    show = next(e for e in h.events if e.type == "show")
+    assert show.for_viewer(2)["card"] == "s3"
+
+
+def test_s4_1_wei_hidden_for_others_unless_wei_shown_one():
+    h = hand_from("full", ["s9", "s6 s6"], "s10", "s6")
+    act(h, 0, {"type": "discard", "card": "s9"})
+    pass_all(h)
+    wei = next(e for e in h.events if e.type == "wei")
+    assert wei.for_viewer(1)["card"] == "s6" and wei.for_viewer(2)["card"] is None
+    assert h.view(2)["groups"][1] == [{"kind": "wei", "cards": [None, None, None]}]
+    assert h.view(1)["groups"][1] == [{"kind": "wei", "cards": ["s6", "s6", "s6"]}]
+    cs = hand_from("changsha", ["s9", "s6 s6"], "s10", "s6")
+    act(cs, 0, {"type": "discard", "card": "s9"})
+    pass_all(cs)
+    wei = next(e for e in cs.events if e.type == "wei")
+    assert wei.for_viewer(2)["card"] == "s6"
+    assert cs.view(2)["groups"][1] == [{"kind": "wei", "cards": ["s6", None, None]}]
+
+
+def test_s4_1_ti_shows_one_card():
+    h = hand_from("full", ["s9", "s1 s1 s1 s1"], "s10")
+    assert h.view(2)["groups"][1] == [{"kind": "ti", "cards": ["s1", None, None, None]}]
+
+
+def test_view_of_a_seat():
+    h = hand_from("full", ["s3"], "s10")
+    v = h.view(0)
+    assert v["hands"][0] is not None and v["hands"][1] is None and v["hands"][2] is None
+    assert v["hand_sizes"] == {0: 21, 1: 20, 2: 20}
+    assert v["to_act"] == [0] and v["legal_actions"] == [a.to_wire() for a in h.legal_actions(0)]
+    assert v["stock"] == 19 and v["reveal"] == "s10"
+    json.dumps(v)
+    assert h.view(1)["legal_actions"] == []
+    spectator = h.view(None)
+    assert all(spectator["hands"][s] is None for s in range(3))
+    assert "stock_cards" not in spectator and "chou" not in spectator
+    assert spectator["legal_actions"] == [] and spectator["pending"] == []
+    assert "stock_cards" in h.view(AUDIT)
+
+
+def test_to_json_round_trip_behaves_identically():
+    rs = resolve_ruleset("full")
+    rng = random.Random(5)
+    h = Hand(rs, 1, seed=hashlib.sha256(b"roundtrip").digest())
+    for _ in range(15):
+        if h.finished:
+            break
+        seat = h.to_act()[0]
+        h.apply(seat, rng.choice(h.legal_actions(seat)))
+    data = json.loads(json.dumps(h.to_json()))
+    copy = Hand.from_json(data)
+    assert copy.to_json() == h.to_json()
+    while not h.finished:
+        seat = h.to_act()[0]
+        assert copy.to_act() == h.to_act() and copy.legal_actions(seat) == h.legal_actions(seat)
+        action = rng.choice(h.legal_actions(seat))
+        assert [e.to_wire() for e in h.apply(seat, action)] == [e.to_wire() for e in copy.apply(seat, action)]
+    assert copy.result == h.result
+
+
+def test_random_play_conserves_all_80_cards():
+    for name in PRESETS:
+        for n in PRESET_PLAYERS[name]:
+            rs = resolve_ruleset(name, {}, players=n)
+            for i in range(12):
+                rng = random.Random(i)
+                h = Hand(rs, i % n, seed=hashlib.sha256(f"{name}{n}{i}".encode()).digest())
+                steps = 0
+                while not h.finished:
+                    seats = h.to_act()
+                    assert seats
+                    seat = rng.choice(seats)
+                    legal = h.legal_actions(seat)
+                    assert legal == sorted(legal, key=lambda a: a.sort_key)
+                    h.apply(seat, rng.choice(legal))
+                    loc = h.card_locations()
+                    total = len(loc["stock"]) + len(loc["table"])
+                    total += sum(len(v) for v in loc["hands"].values()) + sum(len(v) for v in loc["discards"].values())
+                    total += sum(len(g) for v in loc["groups"].values() for g in v)
+                    assert total == 80
+                    steps += 1
+                    assert steps < 500
+                assert h.to_act() == [] and h.result is not None
+                if h.result["winner"] is not None:
+                    assert h.result["settlement"]["win"] is True
+                    assert sum(h.result["settlement"]["deltas"].values()) == 0
+
+
+def test_action_wire_round_trip():
+    for wire in ({"type": "discard", "card": "b10"}, {"type": "peng"}, {"type": "hu"}, {"type": "pass"}):
+        assert Action.from_wire(wire).to_wire() == wire
