@@ -200,6 +200,7 @@ class AuditAction(models.TextChoices):
     TEMPLATE_CREATE = "template.create", _("created a rule template")
     TEMPLATE_UPDATE = "template.update", _("edited a rule template")
     TEMPLATE_DELETE = "template.delete", _("deleted a rule template")
+    LEDGER_ADJUST = "ledger.adjust", _("adjusted points")
 
 
 class AuditLog(models.Model):
