@@ -1,0 +1,126 @@
+"""The table socket (thin): authenticate, join ``table.<id>``, dispatch to services, forward updates.
+
+Client -> server: ``act`` (with the last ``seq`` seen), ``resync``, ``ready``, ``piao``, ``dissolve``,
+``tuoguan``. Server -> client: ``state`` (the whole view), ``update`` (events + view), ``error``;
+every message carries ``seq``. A group message holds one redacted copy per viewer; this consumer
+forwards only its own viewer's copy.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncJsonWebsocketConsumer
+
+from . import dissolve, play, services
+from .context import TableError
+from .models import Table
+from .outbox import viewer_key
+from .selectors import access_for, table_snapshot
+
+log = logging.getLogger(__name__)
+
+CLOSE_FORBIDDEN = 4403
+CLOSE_NOT_FOUND = 4404
+
+
+class TableConsumer(AsyncJsonWebsocketConsumer):
+    async def connect(self) -> None:
+        self.user = self.scope.get("user")
+        self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
+        self.seq = 0
+        access = await self._access()
+        if access is False:
+            await self.close(code=CLOSE_NOT_FOUND)
+            return
+        if access is None:
+            await self.close(code=CLOSE_FORBIDDEN)
+            return
+        self.group = f"table.{self.table_id}"
+        await self.channel_layer.group_add(self.group, self.channel_name)
+        await self.accept()
+        await self._call(services.seat_set_online, online=True)
+        await self._send_state()
+
+    async def disconnect(self, code: int) -> None:
+        if hasattr(self, "group"):
+            await self.channel_layer.group_discard(self.group, self.channel_name)
+            try:
+                await self._call(services.seat_set_online, online=False)
+            except Exception:  # noqa: BLE001 - the socket is gone either way
+                log.exception("marking seat offline failed")
+
+    # ---- client -> server ---------------------------------------------------------------------
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None, **kwargs) -> None:
+        try:
+            content = json.loads(text_data if text_data is not None else (bytes_data or b"").decode())
+        except (ValueError, UnicodeDecodeError):
+            await self._error("bad_json", "The message is not valid JSON.")
+            return
+        if not isinstance(content, dict):
+            await self._error("bad_message", "A message is a JSON object with a type.")
+            return
+        await self.receive_json(content)
+
+    async def receive_json(self, content: dict, **kwargs) -> None:
+        kind = content.get("type")
+        try:
+            if kind == "resync":
+                await self._send_state()
+            elif kind == "act":
+                await self._call(play.hand_act, seq=content.get("seq"), action=content.get("action"),
+                                 seat=content.get("seat"))
+            elif kind == "ready":
+                await self._call(services.seat_ready)
+            elif kind == "piao":
+                await self._call(services.piao_choose, value=content.get("value"))
+            elif kind == "dissolve":
+                await self._call(dissolve.dissolve_vote, vote=content.get("vote"))
+            elif kind == "tuoguan":
+                await self._call(services.seat_set_tuoguan, on=bool(content.get("on")))
+            else:
+                await self._error("unknown_type", f"Unknown message type {kind!r}.")
+        except TableError as exc:
+            await self._error(exc.code, exc.message)
+
+    # ---- server -> client ---------------------------------------------------------------------
+    async def table_update(self, message: dict) -> None:
+        key = viewer_key(message["users"].get(str(self.user.pk)))
+        view = message["views"].get(key)
+        if view is None:
+            return
+        if key == "spectator" and not await self._may_watch():
+            return
+        self.seq = message["seq"]
+        await self.send_json({"type": "update", "from_seq": message["from_seq"], "seq": message["seq"],
+                              "events": view["events"], "state": view["state"]})
+
+    async def _send_state(self) -> None:
+        access = await self._access()
+        if not access:
+            await self.close(code=CLOSE_FORBIDDEN)
+            return
+        snap = await database_sync_to_async(table_snapshot)(table_id=self.table_id, viewer=access.seat)
+        self.seq = snap["seq"]
+        await self.send_json({"type": "state", "seq": snap["seq"], "state": snap["state"]})
+
+    async def _error(self, code: str, message: str) -> None:
+        await self.send_json({"type": "error", "code": code, "message": message, "seq": self.seq})
+
+    # ---- helpers ------------------------------------------------------------------------------
+    async def _call(self, verb, **kwargs: Any) -> None:
+        await database_sync_to_async(verb)(user=self.user, table_id=self.table_id, **kwargs)
+
+    @database_sync_to_async
+    def _access(self):
+        table = Table.objects.select_related("club").filter(pk=self.table_id).first()
+        if table is None:
+            return False
+        return access_for(user=self.user, table=table)
+
+    async def _may_watch(self) -> bool:
+        access = await self._access()
+        return bool(access) and access.seat is None

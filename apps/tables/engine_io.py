@@ -1,0 +1,117 @@
+"""The one place apps.tables touches the engine: build, load, save, redact, choose for bots.
+
+Redaction goes through the engine only (``Event.for_viewer`` / ``Hand.view``); a spectator is
+``None``. ``spectator_event`` double-checks the spectator copy against a non-seat viewer so a
+spectator never receives more than a player who is not the event's seat.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+from apps.engine.bots import bot_choose
+from apps.engine.dealer import next_dealer  # noqa: F401 - re-exported
+from apps.engine.hand import Action, Hand, IllegalAction  # noqa: F401 - re-exported
+from apps.engine.rules import RuleSet
+
+NOT_A_SEAT = -1
+
+
+def ruleset_of(data: dict) -> RuleSet:
+    return RuleSet.from_json(data)
+
+
+def new_hand(rules: RuleSet, *, dealer: int, seed: bytes) -> Hand:
+    return Hand(rules, dealer=dealer, seed=seed)
+
+
+def load_hand(state: dict) -> Hand:
+    return Hand.from_json(state)
+
+
+def dump_hand(hand: Hand) -> dict:
+    return hand.to_json()
+
+
+def event_for(ev: Any, viewer: int | None) -> dict | None:
+    """The engine event as ``viewer`` (seat int, or None for a spectator) may see it.
+
+    None (skip it) for another seat's ``pass``: who passed tells who had an option on the card.
+    """
+    if ev.type == "pass" and ev.seat != viewer:
+        return None
+    if viewer is None:
+        return spectator_event(ev)
+    return ev.for_viewer(viewer)
+
+
+def spectator_event(ev: Any) -> dict:
+    spectator = ev.for_viewer(None)
+    outsider = ev.for_viewer(NOT_A_SEAT)
+    return spectator if spectator == outsider else outsider
+
+
+def view_for(hand: Hand, viewer: int | None) -> dict:
+    """``hand.view`` for a seat, or a spectator's view built as a non-seat's (see the module doc).
+
+    Before the end, who may claim the card in question is private: ``to_act`` keeps only the
+    discarder (public) or the viewer himself.
+    """
+    if viewer is not None:
+        view = hand.view(viewer)
+    else:
+        view = hand.view(NOT_A_SEAT)
+        view.update(viewer=None, pending={}, legal_actions={})
+        view.pop("chou", None)
+    if not hand.finished:
+        turn = discard_seat(hand)
+        view["to_act"] = [turn] if turn is not None else ([viewer] if viewer in hand.to_act() else [])
+        if viewer is None:
+            view["pending"] = {}
+    return view
+
+
+def legal_wire(hand: Hand, seat: int) -> list[dict]:
+    return [a.to_wire() for a in hand.legal_actions(seat)]
+
+
+def discard_seat(hand: Hand) -> int | None:
+    """The seat that must discard now (public knowledge), if any."""
+    for seat in hand.to_act():
+        if any(a.type == "discard" for a in hand.legal_actions(seat)):
+            return seat
+    return None
+
+
+def bot_action(hand: Hand, seat: int, *, kind: str, salt: str) -> Action:
+    rng = random.Random(f"{salt}:{len(hand.events)}:{seat}")
+    return bot_choose(hand, seat, kind=kind or "greedy", rng=rng)
+
+
+def hand_seed_hex(hand: Hand) -> str:
+    return bytes(hand.seed).hex()
+
+
+def settle(hand: Hand, *, base: int, piao: dict[int, int]) -> dict:
+    """The engine's ``settle``: per-seat score, piao and total lines (zero-sum)."""
+    try:
+        from apps.engine import settle as engine_settle
+    except ImportError:  # older engine layout: the amounts function only
+        from apps.engine.settlement import settle_amounts
+
+        result = hand.result or {}
+        score = (result.get("settlement") or {}).get("score", 0)
+        return settle_amounts(hand.rs, result.get("winner"), score, list(hand.active_seats), base=base, piao=piao)
+    return engine_settle(hand, base=base, piao=piao)
+
+
+def hand_card_names(hand: Hand, seat: int) -> list[str]:
+    """The seat's own hidden cards, in notation."""
+    return list(hand.view(seat)["hands"][seat] or [])
+
+
+def jsonable(value: Any) -> Any:
+    """The value as it reads back from JSON (int dict keys become strings)."""
+    return json.loads(json.dumps(value))

@@ -1,0 +1,192 @@
+"""Tables, their seats, hands and the hash-chained event log (CONTRACTS.md "apps.tables models").
+
+State lives here, not in a process: a restarted server rebuilds every table from these rows.
+``Hand.state`` (the engine's ``to_json``) and ``Hand.seed`` before the end are server-side only;
+nothing in them may reach a socket except through the engine's ``view``/``for_viewer``.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from .chain import GENESIS_HASH
+
+
+class TableStatus(models.TextChoices):
+    WAITING = "waiting", _("Waiting")
+    PLAYING = "playing", _("Playing")
+    FINISHED = "finished", _("Finished")
+    DISSOLVED = "dissolved", _("Dissolved")
+
+
+class Stage(models.TextChoices):
+    """Where a table is inside its session (status says whether the session runs at all)."""
+
+    SEATING = "seating", _("Seating")  # waiting for players / ready
+    PIAO = "piao", _("Choosing piao")
+    HAND = "hand", _("In a hand")
+    SETTLE = "settle", _("Between hands")  # settlement shown, waiting for ready
+    OVER = "over", _("Over")
+
+
+class Table(models.Model):
+    club = models.ForeignKey("clubs.Club", on_delete=models.CASCADE, related_name="tables")
+    template = models.ForeignKey(
+        "clubs.RuleTemplate", on_delete=models.SET_NULL, null=True, blank=True, related_name="tables"
+    )
+    name = models.CharField(_("name"), max_length=60)
+    preset = models.CharField(_("preset"), max_length=20)
+    options = models.JSONField(default=dict, blank=True)
+    players = models.PositiveSmallIntegerField(_("players"), default=3)
+    base_score = models.PositiveIntegerField(_("base score"), default=1)
+    piao_choices = models.JSONField(default=list, blank=True)
+    hands_per_session = models.PositiveIntegerField(_("hands per session"), default=8)
+    turn_seconds = models.PositiveIntegerField(_("turn seconds"), default=15)
+    ruleset = models.JSONField(default=dict)
+    status = models.CharField(max_length=10, choices=TableStatus.choices, default=TableStatus.WAITING)
+    stage = models.CharField(max_length=10, choices=Stage.choices, default=Stage.SEATING)
+    practice = models.BooleanField(_("practice"), default=False)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    hands_played = models.PositiveIntegerField(default=0)
+    dealer = models.PositiveSmallIntegerField(default=0)
+    consecutive_draws = models.PositiveSmallIntegerField(default=0)
+    deadline = models.DateTimeField(null=True, blank=True, db_index=True)
+    deadline_kind = models.CharField(max_length=10, blank=True, default="")
+    deadline_info = models.JSONField(default=dict, blank=True)  # {"seats": [...], "mark": n}
+    dissolve_by = models.SmallIntegerField(null=True, blank=True)
+    dissolve_votes = models.JSONField(default=dict, blank=True)  # {"seat": bool}
+    dissolve_deadline = models.DateTimeField(null=True, blank=True, db_index=True)
+    seq = models.PositiveIntegerField(default=0)
+    last_hash = models.CharField(max_length=64, default=GENESIS_HASH)
+    created_at = models.DateTimeField(default=timezone.now)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.CheckConstraint(condition=Q(players__gte=2) & Q(players__lte=4), name="tables_players_2_4"),
+            models.CheckConstraint(condition=Q(base_score__gte=1), name="tables_base_score_gte_1"),
+            models.CheckConstraint(condition=Q(hands_per_session__gte=1), name="tables_hands_gte_1"),
+            models.CheckConstraint(
+                condition=Q(status__in=["waiting", "playing", "finished", "dissolved"]), name="tables_status_valid"
+            ),
+            models.CheckConstraint(condition=Q(hands_played__lte=models.F("hands_per_session")),
+                                   name="tables_hands_played_lte_session"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} #{self.pk}"
+
+    @property
+    def group_name(self) -> str:
+        return f"table.{self.pk}"
+
+    @property
+    def is_open(self) -> bool:
+        return self.status in (TableStatus.WAITING, TableStatus.PLAYING)
+
+
+class Seat(models.Model):
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="seats")
+    index = models.PositiveSmallIntegerField()
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="table_seats"
+    )
+    bot = models.CharField(max_length=10, blank=True, default="")  # "" | "random" | "greedy"
+    piao = models.SmallIntegerField(null=True, blank=True)
+    ready = models.BooleanField(default=False)
+    online = models.BooleanField(default=False)
+    tuoguan = models.BooleanField(default=False)
+    timeouts = models.PositiveSmallIntegerField(default=0)
+    score = models.IntegerField(default=0)  # running session total (score + piao lines)
+    wins = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        ordering = ["table", "index"]
+        constraints = [
+            models.UniqueConstraint(fields=["table", "index"], name="tables_one_seat_per_index"),
+            models.UniqueConstraint(
+                fields=["table", "user"], condition=Q(user__isnull=False), name="tables_one_seat_per_user"
+            ),
+            models.CheckConstraint(condition=Q(bot__in=["", "random", "greedy"]), name="tables_seat_bot_kind"),
+            models.CheckConstraint(
+                condition=Q(user__isnull=True) | Q(bot=""), name="tables_seat_user_or_bot"
+            ),
+        ]
+
+    @property
+    def taken(self) -> bool:
+        return self.user_id is not None or bool(self.bot)
+
+    @property
+    def autoplay(self) -> bool:
+        """The engine's bot decides for this seat (a bot seat, or a player on 托管)."""
+        return bool(self.bot) or self.tuoguan
+
+
+class HandStatus(models.TextChoices):
+    PLAYING = "playing", _("Playing")
+    FINISHED = "finished", _("Finished")
+    DISSOLVED = "dissolved", _("Dissolved")
+
+
+class Hand(models.Model):
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="hands")
+    number = models.PositiveIntegerField()
+    dealer = models.PositiveSmallIntegerField()
+    seed_hash = models.CharField(max_length=64)
+    seed = models.CharField(max_length=64, blank=True, default="")
+    ruleset = models.JSONField(default=dict)
+    state = models.JSONField(default=dict)
+    piao = models.JSONField(default=dict, blank=True)
+    status = models.CharField(max_length=10, choices=HandStatus.choices, default=HandStatus.PLAYING)
+    result = models.JSONField(null=True, blank=True)  # the engine's h.result
+    totals = models.JSONField(null=True, blank=True)  # engine settle(): {"score", "piao", "total"} per seat
+    started_at = models.DateTimeField(default=timezone.now)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["table", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["table", "number"], name="tables_one_hand_per_number"),
+            models.CheckConstraint(
+                condition=Q(status="playing") | ~Q(seed=""), name="tables_seed_revealed_when_over"
+            ),
+            models.CheckConstraint(
+                condition=~Q(status="playing") | Q(seed=""), name="tables_seed_hidden_while_playing"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.table_id}/{self.number}"
+
+
+class TableEvent(models.Model):
+    """One entry of a table's append-only log; ``hash = sha256(prev_hash + canonical_json(payload))``.
+
+    Types: ``engine`` (payload = the engine event's full audit wire dict), ``action`` (payload =
+    ``{"seat", "action"}``, the player's choice fed to the engine), and table events named
+    ``<noun>.<verb>`` (``seat.join``, ``hand.start``, ``hand.end``, ...), whose payloads are public.
+    """
+
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="events")
+    hand = models.ForeignKey(Hand, on_delete=models.CASCADE, null=True, blank=True, related_name="events")
+    seq = models.PositiveIntegerField()
+    type = models.CharField(max_length=24)
+    payload = models.JSONField(default=dict)
+    prev_hash = models.CharField(max_length=64)
+    hash = models.CharField(max_length=64)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["table", "seq"]
+        constraints = [
+            models.UniqueConstraint(fields=["table", "seq"], name="tables_event_seq_unique"),
+            models.CheckConstraint(condition=Q(seq__gte=1), name="tables_event_seq_gte_1"),
+        ]

@@ -1,0 +1,110 @@
+"""Append a table's events (hash-chained) and tell the channel layer after commit.
+
+Inside a service transaction (the caller holds the Table row lock) events are collected in an
+``Outbox``; ``flush`` writes them, advances ``table.seq``/``last_hash`` and registers an
+``on_commit`` hook that ``group_send``s one message to ``table.<id>``. That message holds a copy
+per viewer (each seat, and the spectator) already redacted by the engine: it stays inside the
+server, and each consumer forwards to its socket only its own viewer's copy.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.db import transaction
+
+from . import engine_io
+from .chain import link_hash
+from .models import Hand, Seat, Table, TableEvent
+
+log = logging.getLogger(__name__)
+
+SPECTATOR = "spectator"
+PUBLIC = "public"  # every viewer sees the payload as is
+
+
+@dataclass
+class _Pending:
+    row: TableEvent
+    engine_event: Any = None  # an engine Event, redacted per viewer
+    only_seat: int | None = None  # shown to this seat only (a player's own action)
+
+
+def viewer_key(viewer: int | None) -> str:
+    return SPECTATOR if viewer is None else str(viewer)
+
+
+class Outbox:
+    """Events of one transaction; ``table`` must be locked (select_for_update) by the caller."""
+
+    def __init__(self, table: Table):
+        self.table = table
+        self.pending: list[_Pending] = []
+
+    def add(self, type_: str, payload: dict, *, hand: Hand | None = None, engine_event: Any = None,
+            only_seat: int | None = None) -> TableEvent:
+        table = self.table
+        seq = table.seq + 1
+        row = TableEvent(
+            table=table, hand=hand, seq=seq, type=type_, payload=payload,
+            prev_hash=table.last_hash, hash=link_hash(table.last_hash, payload),
+        )
+        table.seq, table.last_hash = seq, row.hash
+        self.pending.append(_Pending(row, engine_event, only_seat))
+        return row
+
+    def add_engine(self, events: list, *, hand: Hand) -> None:
+        for ev in events:
+            self.add("engine", ev.to_wire(), hand=hand, engine_event=ev)
+
+    def flush(self, *, seats: list[Seat], hand: Hand | None, engine_hand: Any, extra_fields=()) -> None:
+        """Write the events and the table row, then notify after commit."""
+        table = self.table
+        if not self.pending:
+            return
+        TableEvent.objects.bulk_create([p.row for p in self.pending])
+        table.save()
+        message = self._message(seats, hand, engine_hand)
+        transaction.on_commit(lambda: send_group(table.group_name, message))
+        self.pending = []
+
+    def _message(self, seats: list[Seat], hand: Hand | None, engine_hand: Any) -> dict:
+        from .presenters import table_state
+
+        viewers: list[int | None] = [s.index for s in seats] + [None]
+        views = {}
+        for viewer in viewers:
+            views[viewer_key(viewer)] = {
+                "events": [e for p in self.pending if (e := self._event_for(p, viewer)) is not None],
+                "state": table_state(self.table, seats, hand, engine_hand, viewer),
+            }
+        return {
+            "type": "table.update",
+            "from_seq": self.pending[0].row.seq,
+            "seq": self.table.seq,
+            "users": {str(s.user_id): s.index for s in seats if s.user_id},
+            "views": views,
+        }
+
+    @staticmethod
+    def _event_for(p: _Pending, viewer: int | None) -> dict | None:
+        row = p.row
+        if p.only_seat is not None and viewer != p.only_seat:
+            return None
+        if p.engine_event is not None:
+            return {"tseq": row.seq, "type": "engine", "event": engine_io.event_for(p.engine_event, viewer)}
+        return {"tseq": row.seq, "type": row.type, **row.payload}
+
+
+def send_group(group: str, message: dict) -> None:
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    try:
+        async_to_sync(layer.group_send)(group, message)
+    except Exception:  # noqa: BLE001 - delivery is at-most-once; clients resync on a seq gap
+        log.exception("group_send to %s failed", group)

@@ -1,0 +1,96 @@
+"""What one viewer (a seat, or ``None`` for a spectator) may know about a table, as a JSON dict.
+
+Hidden cards come only from the engine's ``view``; everything else here is public table data.
+Who may claim a shown card is hidden too: only the viewer's own legal actions are listed, and the
+public ``turn`` is the seat that must discard (everyone knows that).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import engine_io
+from .models import Hand, HandStatus, Seat, Stage, Table
+
+
+def _ms(dt) -> int | None:
+    return int(dt.timestamp() * 1000) if dt else None
+
+
+def seat_state(seat: Seat, *, show_piao: bool) -> dict[str, Any]:
+    user = seat.user if seat.user_id else None
+    return {
+        "index": seat.index,
+        "name": user.name if user else (f"🤖 {seat.index + 1}" if seat.bot else ""),
+        "user_id": seat.user_id,
+        "bot": seat.bot,
+        "online": seat.online or bool(seat.bot),
+        "tuoguan": seat.tuoguan,
+        "ready": seat.ready,
+        "piao": seat.piao if show_piao else None,
+        "piao_chosen": seat.piao is not None,
+        "score": seat.score,
+        "wins": seat.wins,
+    }
+
+
+def hand_state(hand: Hand, engine_hand: Any, viewer: int | None) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "number": hand.number,
+        "dealer": hand.dealer,
+        "seed_hash": hand.seed_hash,
+        "status": hand.status,
+        "piao": hand.piao,
+        "view": engine_io.view_for(engine_hand, viewer),
+        "legal": [],
+        "turn": None,
+    }
+    if hand.status == HandStatus.PLAYING and not engine_hand.finished:
+        out["turn"] = engine_io.discard_seat(engine_hand)
+        if viewer is not None:
+            out["legal"] = engine_io.legal_wire(engine_hand, viewer)
+    else:
+        out.update(seed=hand.seed, result=hand.result, totals=hand.totals)
+    return out
+
+
+def table_state(table: Table, seats: list[Seat], hand: Hand | None, engine_hand: Any,
+                viewer: int | None) -> dict[str, Any]:
+    """The whole screen of ``viewer``: table, seats, the current (or last) hand, votes, summary."""
+    show_piao = table.stage != Stage.PIAO
+    state: dict[str, Any] = {
+        "id": table.pk,
+        "name": table.name,
+        "club_id": table.club_id,
+        "status": table.status,
+        "stage": table.stage,
+        "preset": table.preset,
+        "players": table.players,
+        "base_score": table.base_score,
+        "piao_choices": table.piao_choices,
+        "hands_per_session": table.hands_per_session,
+        "hands_played": table.hands_played,
+        "turn_seconds": table.turn_seconds,
+        "dealer": table.dealer,
+        "practice": table.practice,
+        "created_by": table.created_by_id,
+        "deadline": _ms(table.deadline),
+        "deadline_kind": table.deadline_kind,
+        "me": viewer,
+        "seats": [seat_state(s, show_piao=show_piao or s.index == viewer) for s in seats],
+        "hand": hand_state(hand, engine_hand, viewer) if hand is not None and engine_hand is not None else None,
+        "dissolve": None,
+        "summary": None,
+    }
+    if table.dissolve_by is not None:
+        state["dissolve"] = {
+            "by": table.dissolve_by,
+            "votes": table.dissolve_votes,
+            "deadline": _ms(table.dissolve_deadline),
+        }
+    if table.stage == Stage.OVER:
+        state["summary"] = [
+            {"index": s.index, "name": seat_state(s, show_piao=True)["name"], "total": s.score, "wins": s.wins}
+            for s in seats
+        ]
+    return state

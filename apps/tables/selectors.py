@@ -1,0 +1,73 @@
+"""Read-side: who may look at a table and as whom, the snapshot a socket gets, club table lists."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import transaction
+from django.db.models import Q, QuerySet
+from django.utils import timezone
+
+from apps.clubs.selectors import can_manage_tables, membership_for
+
+from . import engine_io
+from .models import Seat, Table, TableStatus
+from .presenters import table_state
+
+
+@dataclass(frozen=True)
+class Access:
+    """``seat`` is the viewer's seat index, or None for a spectator (sees no hidden card)."""
+
+    seat: int | None
+    can_act: bool
+
+
+def access_for(*, user, table: Table) -> Access | None:
+    """Seated players play; club admins watch any table; members may look at a waiting table."""
+    if user is None or not user.is_authenticated:
+        return None
+    seat = Seat.objects.filter(table=table, user=user).values_list("index", flat=True).first()
+    if seat is not None:
+        return Access(seat=seat, can_act=True)
+    membership = membership_for(user=user, club=table.club)
+    if can_manage_tables(membership) or user.is_staff:
+        return Access(seat=None, can_act=False)
+    if membership is not None and table.status == TableStatus.WAITING:
+        return Access(seat=None, can_act=False)
+    return None
+
+
+def table_snapshot(*, table_id: int, viewer: int | None) -> dict[str, Any]:
+    """``{"seq", "state"}``: the table as ``viewer`` sees it now (one consistent read)."""
+    with transaction.atomic():
+        table = Table.objects.get(pk=table_id)
+        seats = list(Seat.objects.filter(table=table).select_related("user").order_by("index"))
+        hand = table.hands.order_by("-number").first()
+        engine_hand = engine_io.load_hand(hand.state) if hand is not None else None
+        return {"seq": table.seq, "state": table_state(table, seats, hand, engine_hand, viewer)}
+
+
+def club_tables(*, club, include_closed: int = 5) -> dict[str, list[Table]]:
+    """Open tables (waiting, playing) and the last few closed ones of a club."""
+    base: QuerySet[Table] = Table.objects.filter(club=club).select_related("created_by").prefetch_related(
+        "seats__user"
+    )
+    return {
+        "open": list(base.filter(status__in=[TableStatus.WAITING, TableStatus.PLAYING]).order_by("-created_at")),
+        "closed": list(
+            base.filter(status__in=[TableStatus.FINISHED, TableStatus.DISSOLVED]).order_by("-created_at")[
+                :include_closed
+            ]
+        ),
+    }
+
+
+def overdue_table_ids(at=None) -> list[int]:
+    at = at or timezone.now()
+    return list(
+        Table.objects.filter(status__in=[TableStatus.WAITING, TableStatus.PLAYING])
+        .filter(Q(deadline__lte=at) | Q(dissolve_deadline__lte=at))
+        .values_list("pk", flat=True)
+    )

@@ -1,0 +1,154 @@
+"""The session state machine, called by services with a locked ``Ctx``: start, piao window, deal
+(seed commitment first), deadlines, settlement, dealer rotation, session end.
+"""
+
+from __future__ import annotations
+
+import secrets
+from datetime import timedelta
+
+from . import engine_io
+from .chain import seed_commitment
+from .context import Ctx, now
+from .models import Hand, HandStatus, Stage, Table, TableStatus
+from .signals import hand_finished
+
+CLAIM_SECONDS_MAX = 15
+PIAO_SECONDS = 15
+
+def maybe_start(ctx: Ctx) -> None:
+    """Everyone seated and ready: the session starts (or the next hand does)."""
+    table = ctx.table
+    if not table.is_open or table.stage not in (Stage.SEATING, Stage.SETTLE):
+        return
+    if not all(s.taken and s.ready for s in ctx.seats):
+        return
+    if table.status == TableStatus.WAITING:
+        table.status = TableStatus.PLAYING
+        ctx.event("table.start", {"dealer": table.dealer})
+    if table.piao_choices:
+        open_piao(ctx)
+    else:
+        deal(ctx)
+
+
+def open_piao(ctx: Ctx) -> None:
+    table = ctx.table
+    table.stage = Stage.PIAO
+    for seat in ctx.seats:
+        seat.piao = table.piao_choices[0] if seat.autoplay else None
+        ctx.touch(seat)
+    set_deadline(table, "piao", PIAO_SECONDS, seats=[s.index for s in ctx.seats if s.piao is None])
+    ctx.event("piao.open", {"choices": table.piao_choices, "deadline": table.deadline.isoformat()})
+    maybe_deal_after_piao(ctx)
+
+
+def maybe_deal_after_piao(ctx: Ctx) -> None:
+    if all(s.piao is not None for s in ctx.seats):
+        deal(ctx)
+
+
+def deal(ctx: Ctx) -> None:
+    """Commit to a fresh seed (its sha256 is published first), then deal."""
+    table = ctx.table
+    seed = secrets.token_bytes(32)
+    rules = engine_io.ruleset_of(table.ruleset)
+    engine_hand = engine_io.new_hand(rules, dealer=table.dealer, seed=seed)
+    piao = {str(s.index): s.piao for s in ctx.seats if s.piao is not None}
+    hand = Hand.objects.create(
+        table=table, number=table.hands_played + 1, dealer=table.dealer, seed_hash=seed_commitment(seed),
+        ruleset=table.ruleset, state=engine_io.dump_hand(engine_hand), piao=piao,
+    )
+    ctx.hand, ctx.engine_hand, ctx.hand_dirty = hand, engine_hand, True
+    table.stage = Stage.HAND
+    for seat in ctx.seats:
+        seat.ready = False
+        ctx.touch(seat)
+    ctx.event("hand.start", {"number": hand.number, "dealer": hand.dealer, "seed_hash": hand.seed_hash,
+                             "piao": piao})
+    ctx.outbox.add_engine(engine_hand.events, hand=hand)
+    after_engine(ctx)
+
+
+def after_engine(ctx: Ctx) -> None:
+    """After the engine moved: finish the hand, or set the next deadline."""
+    if ctx.engine_hand.finished:
+        finish_hand(ctx)
+    else:
+        set_play_deadline(ctx)
+
+
+def set_deadline(table: Table, kind: str, seconds: float, *, seats: list[int], mark: int = 0) -> None:
+    table.deadline = now() + timedelta(seconds=seconds)
+    table.deadline_kind = kind
+    table.deadline_info = {"seats": seats, "mark": mark}
+
+
+def clear_deadline(table: Table) -> None:
+    table.deadline, table.deadline_kind, table.deadline_info = None, "", {}
+
+
+def decision_mark(engine_hand) -> int:
+    """Changes whenever a new card comes into question (a pass does not change it)."""
+    return sum(1 for e in engine_hand.events if e.type in ("reveal", "draw", "show", "discard", "chi", "peng"))
+
+
+def set_play_deadline(ctx: Ctx) -> None:
+    table, hand = ctx.table, ctx.engine_hand
+    to_act = hand.to_act()
+    humans = [s for s in to_act if not ctx.seats[s].autoplay]
+    mark = decision_mark(hand)
+    if not to_act:
+        clear_deadline(table)
+    elif not humans:
+        set_deadline(table, "bot", 0, seats=to_act, mark=mark)
+    elif engine_io.discard_seat(hand) is not None:
+        set_deadline(table, "turn", table.turn_seconds, seats=humans, mark=mark)
+    else:
+        info = table.deadline_info or {}
+        same = table.deadline_kind == "claim" and info.get("mark") == mark and table.deadline is not None
+        if not same:
+            set_deadline(table, "claim", min(table.turn_seconds, CLAIM_SECONDS_MAX), seats=humans, mark=mark)
+
+
+def finish_hand(ctx: Ctx) -> None:
+    """Settle (engine ``settle``), reveal the seed, move the dealer, maybe end the session."""
+    table, hand, engine_hand = ctx.table, ctx.hand, ctx.engine_hand
+    piao = {int(k): v for k, v in (hand.piao or {}).items()}
+    totals = engine_io.settle(engine_hand, base=table.base_score, piao=piao)
+    result = engine_hand.result or {}
+    winner = result.get("winner")
+    hand.status, hand.finished_at = HandStatus.FINISHED, now()
+    hand.seed = engine_io.hand_seed_hex(engine_hand)
+    hand.result, hand.totals = engine_io.jsonable(result), engine_io.jsonable(totals)
+    ctx.hand_dirty = True
+    for seat in ctx.seats:
+        seat.score += int(hand.totals.get("total", {}).get(str(seat.index), 0))
+        seat.wins += 1 if winner == seat.index else 0
+        seat.ready = seat.autoplay
+        ctx.touch(seat)
+    table.hands_played += 1
+    table.dealer, table.consecutive_draws = engine_io.next_dealer(
+        engine_io.ruleset_of(table.ruleset), engine_hand.dealer, winner, table.consecutive_draws
+    )
+    clear_deadline(table)
+    ctx.event(hand=hand, payload={"number": hand.number, "seed": hand.seed, "seed_hash": hand.seed_hash,
+                           "winner": winner, "result": hand.result, "totals": hand.totals}, type_="hand.end")
+    hand.save()
+    hand_finished.send(sender=Hand, hand=hand)
+    if table.hands_played >= table.hands_per_session:
+        end_session(ctx, reason="complete")
+    else:
+        table.stage = Stage.SETTLE
+        maybe_start(ctx)
+
+
+def end_session(ctx: Ctx, *, reason: str) -> None:
+    table = ctx.table
+    table.status = TableStatus.FINISHED if reason == "complete" else TableStatus.DISSOLVED
+    table.stage, table.finished_at = Stage.OVER, now()
+    clear_deadline(table)
+    table.dissolve_by, table.dissolve_votes, table.dissolve_deadline = None, {}, None
+    summary = [{"seat": s.index, "user": s.user_id, "bot": s.bot, "total": s.score, "wins": s.wins}
+               for s in ctx.seats]
+    ctx.event("table.end", {"reason": reason, "hands_played": table.hands_played, "summary": summary})

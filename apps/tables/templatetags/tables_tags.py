@@ -1,0 +1,32 @@
+"""``{% club_tables club as data %}``: what the club page's tables section needs."""
+
+from __future__ import annotations
+
+from django import template
+
+from apps.clubs.models import RuleTemplate
+from apps.clubs.selectors import can_manage_tables, membership_for
+
+from ..selectors import club_tables as select_club_tables
+
+register = template.Library()
+
+
+@register.simple_tag(takes_context=True)
+def club_tables(context, club) -> dict:
+    request = context.get("request")
+    user = getattr(request, "user", None)
+    membership = membership_for(user=user, club=club) if user is not None else None
+    tables = select_club_tables(club=club)
+    for table in tables["open"] + tables["closed"]:
+        seats = list(table.seats.all())
+        table.seat_list = seats
+        table.taken_count = sum(1 for s in seats if s.taken)
+        table.mine = any(s.user_id == getattr(user, "pk", None) for s in seats)
+    return {
+        "open": tables["open"],
+        "closed": tables["closed"],
+        "templates": list(RuleTemplate.objects.filter(club=club)),
+        "can_play": membership is not None,
+        "can_manage": can_manage_tables(membership),
+    }

@@ -1,0 +1,14 @@
+from django.urls import path
+
+from . import views
+
+app_name = "tables"
+
+urlpatterns = [
+    path("<int:table_id>/", views.table_detail, name="detail"),
+    path("club/<int:club_id>/open/", views.table_open, name="open"),
+    path("<int:table_id>/join/", views.table_verb, {"verb": "join"}, name="join"),
+    path("<int:table_id>/leave/", views.table_verb, {"verb": "leave"}, name="leave"),
+    path("<int:table_id>/bot/", views.table_verb, {"verb": "bot"}, name="bot"),
+    path("<int:table_id>/dissolve/", views.table_verb, {"verb": "dissolve"}, name="dissolve"),
+]

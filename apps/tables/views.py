@@ -1,0 +1,82 @@
+"""HTTP views (thin): the table page and the POST forms around it (open, join, leave, bot, dissolve)."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from apps.clubs.models import Club, RuleTemplate
+
+from . import dissolve, services
+from .context import TableError
+from .i18n import table_strings
+from .models import Table
+from .selectors import access_for
+
+
+@login_required
+def table_detail(request: HttpRequest, table_id: int) -> HttpResponse:
+    table = get_object_or_404(Table.objects.select_related("club"), pk=table_id)
+    access = access_for(user=request.user, table=table)
+    if access is None:
+        raise Http404
+    config = {
+        "tableId": table.pk,
+        "wsPath": f"/ws/tables/{table.pk}/",
+        "userId": request.user.pk,
+        "clubUrl": f"/clubs/{table.club_id}/",
+        "urls": {name: f"/tables/{table.pk}/{name}/" for name in ("join", "leave", "bot", "dissolve")},
+    }
+    return render(request, "tables/table.html", {"table": table, "config": config, "strings": table_strings()})
+
+
+def _answer(request: HttpRequest, ok_url: str, error: TableError | None) -> HttpResponse:
+    """JSON for fetch() callers, a redirect with a message for plain forms."""
+    if request.headers.get("Accept", "").startswith("application/json"):
+        if error:
+            return JsonResponse({"ok": False, "code": error.code, "message": error.message}, status=400)
+        return JsonResponse({"ok": True})
+    if error:
+        messages.error(request, error.message)
+    return redirect(ok_url)
+
+
+@login_required
+@require_POST
+def table_open(request: HttpRequest, club_id: int) -> HttpResponse:
+    club = get_object_or_404(Club, pk=club_id)
+    template = get_object_or_404(RuleTemplate, pk=request.POST.get("template"), club=club)
+    try:
+        table = services.table_open(user=request.user, template=template,
+                                    practice=request.POST.get("practice") in ("1", "on", "true"),
+                                    name=request.POST.get("name", "").strip())
+    except TableError as exc:
+        return _answer(request, f"/clubs/{club.pk}/", exc)
+    return redirect("tables:detail", table_id=table.pk)
+
+
+@login_required
+@require_POST
+def table_verb(request: HttpRequest, table_id: int, verb: str) -> HttpResponse:
+    table = get_object_or_404(Table, pk=table_id)
+    error = None
+    try:
+        if verb == "join":
+            services.table_join(user=request.user, table_id=table.pk)
+        elif verb == "leave":
+            services.table_leave(user=request.user, table_id=table.pk)
+        elif verb == "bot":
+            services.seat_add_bot(user=request.user, table_id=table.pk, kind=request.POST.get("kind", "greedy"))
+        elif verb == "dissolve":
+            if table.status == "waiting" and table.created_by_id == request.user.pk:
+                dissolve.dissolve_vote(user=request.user, table_id=table.pk, vote=True)
+            else:
+                dissolve.table_force_dissolve(user=request.user, table_id=table.pk)
+        else:
+            raise Http404
+    except TableError as exc:
+        error = exc
+    return _answer(request, f"/tables/{table.pk}/", error)

@@ -1,0 +1,184 @@
+// Panels around the board: action buttons, 吃 choices, waiting room, piao, settlement, summary, 解散.
+import { cardEl } from "./cards.js";
+import { h, secondsLeft } from "./board.js";
+
+const fmt = (s, vars) => s.replace(/\{(\w+)\}/g, (_, k) => vars[k] ?? "");
+
+function button(text, cls, onClick) {
+  const b = h("button", `btn ${cls}`, text);
+  b.type = "button";
+  b.addEventListener("click", onClick);
+  return b;
+}
+
+/** Buttons for exactly the legal claim actions (discards are taps on the hand). */
+export function renderActions(root, state, t, api) {
+  root.replaceChildren();
+  const legal = (state.hand && state.hand.status === "playing" && state.hand.legal) || [];
+  const chis = legal.filter((a) => a.type === "chi");
+  const order = ["hu", "peng", "chi", "pass"];
+  for (const type of order) {
+    if (type === "chi") {
+      if (!chis.length) continue;
+      root.append(button(t.chi, "act act-chi", () => (chis.length === 1 ? api.act(chis[0]) : api.chooseChi(chis))));
+    } else if (legal.some((a) => a.type === type)) {
+      root.append(button(t[type], `act act-${type}`, () => api.act({ type })));
+    }
+  }
+  const seat = state.me !== null && state.me !== undefined ? state.seats[state.me] : null;
+  if (seat && seat.tuoguan) root.append(button(t.cancelTuoguan, "act", () => api.send({ type: "tuoguan", on: false })));
+}
+
+/** The 吃 chooser: each option shown as the groups it lays (比 included). */
+export function renderChiChooser(root, options, t, api) {
+  root.replaceChildren();
+  if (!options) { root.hidden = true; return; }
+  root.hidden = false;
+  root.append(h("h3", "", t.chooseChi));
+  options.forEach((opt) => {
+    const b = h("button", "chi-option");
+    b.type = "button";
+    opt.groups.forEach((g) => {
+      const col = h("span", "group");
+      g.forEach((c) => col.append(cardEl(c, { size: "sm" })));
+      b.append(col);
+    });
+    b.addEventListener("click", () => api.act(opt));
+    root.append(b);
+  });
+  root.append(button(t.cancel, "", () => api.chooseChi(null)));
+}
+
+export function renderWaiting(root, state, t, api, cfg) {
+  root.replaceChildren();
+  if (state.stage !== "seating") { root.hidden = true; return; }
+  root.hidden = false;
+  root.append(h("h2", "", state.name), h("p", "muted", t.waitingPlayers));
+  const list = h("ul", "seat-list");
+  state.seats.forEach((s) => {
+    const li = h("li", s.ready ? "ready" : "");
+    li.append(h("span", "", s.name || t.emptySeat));
+    if (s.user_id || s.bot) li.append(h("span", "badge", s.ready ? t.readyDone : "…"));
+    list.append(li);
+  });
+  root.append(list);
+  const mine = state.me !== null && state.me !== undefined ? state.seats[state.me] : null;
+  const free = state.seats.some((s) => !s.user_id && !s.bot);
+  const bar = h("div", "actions");
+  if (!mine && free) bar.append(button(t.join, "btn-primary", () => api.post(cfg.urls.join)));
+  if (mine && !mine.ready) bar.append(button(t.ready, "btn-primary act-ready", () => api.send({ type: "ready" })));
+  if (state.practice && state.created_by === cfg.userId && free) bar.append(button(t.addBot, "", () => api.post(cfg.urls.bot)));
+  if (mine && state.created_by !== cfg.userId) bar.append(button(t.leave, "", () => api.post(cfg.urls.leave)));
+  if (mine && state.created_by === cfg.userId) bar.append(button(t.dissolveTable, "btn-danger", () => api.send({ type: "dissolve", vote: true })));
+  root.append(bar);
+}
+
+export function renderPiao(root, state, t, api) {
+  root.replaceChildren();
+  const mine = state.me !== null && state.me !== undefined ? state.seats[state.me] : null;
+  if (state.stage !== "piao" || !mine || mine.piao_chosen) { root.hidden = true; return; }
+  root.hidden = false;
+  root.append(h("h3", "", `${t.choosePiao} (${secondsLeft(state.deadline) ?? ""}s)`));
+  const bar = h("div", "actions");
+  state.piao_choices.forEach((v) => bar.append(button(String(v), "btn-primary act-piao", () => api.send({ type: "piao", value: v }))));
+  root.append(bar);
+}
+
+const signed = (n) => (n > 0 ? `+${n}` : `${n}`);
+
+export function renderSettlement(root, state, t, api, cfg) {
+  root.replaceChildren();
+  const hand = state.hand;
+  const over = state.stage === "over";
+  if (!hand || hand.status === "playing" || !(state.stage === "settle" || over)) { root.hidden = true; return; }
+  root.hidden = false;
+  const result = hand.result || {};
+  const s = result.settlement || {};
+  const totals = (hand.totals && hand.totals.total) || {};
+  root.append(h("h2", "", `${t.settlement} · ${t.hand} ${hand.number}/${state.hands_per_session}`));
+  if (result.winner === null || result.winner === undefined) {
+    root.append(h("p", "result-line", hand.status === "dissolved" ? t.dissolved : t.draw));
+  } else {
+    const winner = state.seats[result.winner];
+    root.append(h("p", "result-line", `${t.winner}: ${winner.name} · ${t["win_" + result.win_by] || result.win_by}`));
+    const groups = h("div", "settle-groups");
+    (s.groups || []).forEach((g) => {
+      const col = h("span", `group g-${g.kind}`);
+      g.cards.forEach((c) => col.append(cardEl(c, { size: "sm" })));
+      col.append(h("small", "huxi", `${t[g.kind] || g.kind} ${g.huxi}`));
+      groups.append(col);
+    });
+    root.append(groups);
+    const facts = h("dl", "facts");
+    const fact = (k, v) => facts.append(h("dt", "", k), h("dd", "", String(v)));
+    fact(t.huxi, s.huxi ?? "");
+    fact(t.tun, s.tun ?? "");
+    (s.mingtang || []).forEach((m) => fact(`${t.mingtang} ${m.name}`, `${m.fan} ${t.fan}`));
+    fact(t.fan, s.fan ?? 1);
+    fact(t.score, s.score ?? "");
+    root.append(facts);
+  }
+  const table = h("table", "deltas");
+  const head = h("tr");
+  [t.player, t.score, t.piao, t.change].forEach((x) => head.append(h("th", "", x)));
+  table.append(head);
+  state.seats.forEach((seat) => {
+    const tr = h("tr", seat.index === state.me ? "me" : "");
+    const k = String(seat.index);
+    tr.append(h("td", "", seat.name), h("td", "", signed((hand.totals && hand.totals.score[k]) || 0)),
+      h("td", "", signed((hand.totals && hand.totals.piao[k]) || 0)), h("td", "delta", signed(totals[k] || 0)));
+    table.append(tr);
+  });
+  root.append(table);
+  const proof = h("details", "proof");
+  proof.append(h("summary", "", `${t.seed} / ${t.seedHash}`), h("code", "", `seed ${hand.seed}`), h("code", "", `sha256 ${hand.seed_hash}`));
+  root.append(proof);
+  const bar = h("div", "actions");
+  const mine = state.me !== null && state.me !== undefined ? state.seats[state.me] : null;
+  if (!over && mine) bar.append(button(mine.ready ? t.readyDone : t.nextHand, "btn-primary act-ready", () => api.send({ type: "ready" })));
+  if (over) bar.append(Object.assign(h("a", "btn", t.backToClub), { href: cfg.clubUrl }));
+  root.append(bar);
+  if (over && state.summary) {
+    root.append(h("h2", "", state.status === "dissolved" ? t.dissolved : t.summary));
+    const sum = h("table", "summary");
+    const hr = h("tr");
+    ["", t.total, t.wins].forEach((x) => hr.append(h("th", "", x)));
+    sum.append(hr);
+    state.summary.forEach((r) => {
+      const tr = h("tr");
+      tr.append(h("td", "", r.name), h("td", "delta", signed(r.total)), h("td", "", String(r.wins)));
+      sum.append(tr);
+    });
+    root.append(sum);
+  }
+}
+
+export function renderOver(root, state, t, cfg) {
+  // A session that ended without a settled last hand (dissolved before any hand): summary only.
+  root.replaceChildren();
+  if (state.stage !== "over" || (state.hand && state.hand.status !== "playing")) { root.hidden = true; return; }
+  root.hidden = false;
+  root.append(h("h2", "", state.status === "dissolved" ? t.dissolved : t.finished));
+  root.append(Object.assign(h("a", "btn", t.backToClub), { href: cfg.clubUrl }));
+}
+
+export function renderDissolve(root, state, t, api) {
+  root.replaceChildren();
+  const d = state.dissolve;
+  if (!d) { root.hidden = true; return; }
+  root.hidden = false;
+  root.append(h("h3", "", fmt(t.dissolveAsk, { name: state.seats[d.by].name })));
+  const list = h("ul", "votes");
+  state.seats.forEach((s) => {
+    const v = d.votes[String(s.index)];
+    list.append(h("li", "", `${s.name}: ${v === true ? "✓" : v === false ? "✗" : "…"}`));
+  });
+  root.append(list, h("p", "countdown", `${secondsLeft(d.deadline) ?? ""}s`));
+  const mine = state.me !== null && state.me !== undefined;
+  if (mine && d.votes[String(state.me)] === undefined) {
+    const bar = h("div", "actions");
+    bar.append(button(t.agree, "btn-primary", () => api.send({ type: "dissolve", vote: true })),
+      button(t.refuse, "btn-danger", () => api.send({ type: "dissolve", vote: false })));
+    root.append(bar);
+  }
+}

@@ -1,0 +1,47 @@
+"""Fixtures for the tables tests: a club with three players, rule templates, a ready-made table."""
+
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.fixture
+def players(make_user):
+    return [make_user(username=f"p{i}", password="pw-secret-123", display_name=f"玩家{i}") for i in range(3)]
+
+
+@pytest.fixture
+def club(make_club, players, make_user):
+    admin = make_user(username="admin1", password="pw-secret-123")
+    club = make_club(name="牌友会", owner=players[0], admins=[admin], members=players[1:])
+    club.admin_user = admin
+    return club
+
+
+@pytest.fixture
+def make_template(club):
+    from apps.clubs.models import RuleTemplate
+
+    def _make(name="三人全名堂", preset="full", piao_choices=(), hands=2, turn_seconds=15, **options):
+        return RuleTemplate.objects.create(
+            club=club, name=name, preset=preset, options=options, players=3, base_score=1,
+            piao_choices=list(piao_choices), hands_per_session=hands, turn_seconds=turn_seconds,
+        )
+
+    return _make
+
+
+@pytest.fixture
+def template(make_template):
+    return make_template()
+
+
+@pytest.fixture
+def full_table(players, template):
+    """A waiting table with the three players seated (not ready yet)."""
+    from apps.tables import services
+
+    table = services.table_open(user=players[0], template=template)
+    for user in players[1:]:
+        services.table_join(user=user, table_id=table.pk)
+    return table

@@ -1,0 +1,32 @@
+"""Test helpers: play a table's hands through the services, choosing like a bot would."""
+
+from __future__ import annotations
+
+import random
+
+from apps.tables import engine_io, play, services
+from apps.tables.models import Hand, Table
+
+
+def current(table_id: int):
+    table = Table.objects.get(pk=table_id)
+    hand = table.hands.order_by("-number").first()
+    return table, hand, (engine_io.load_hand(hand.state) if hand else None)
+
+
+def play_hand_via_services(table_id: int, users: list, rng: random.Random | None = None, max_steps=2000) -> Hand:
+    """Every human decision goes through ``play.hand_act`` with the current seq."""
+    rng = rng or random.Random(1)
+    for _ in range(max_steps):
+        table, hand, eh = current(table_id)
+        if hand is None or hand.status != "playing":
+            return hand
+        seat = eh.to_act()[0]
+        action = engine_io.bot_choose(eh, seat, kind="random", rng=rng)
+        play.hand_act(user=users[seat], table_id=table_id, seq=table.seq, action=action.to_wire())
+    raise AssertionError("hand did not end")
+
+
+def ready_all(table_id: int, users: list) -> None:
+    for user in users:
+        services.seat_ready(user=user, table_id=table_id)

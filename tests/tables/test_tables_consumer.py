@@ -1,0 +1,196 @@
+"""The table socket on the real ASGI application (config.asgi) with the in-memory channel layer."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from asgiref.sync import sync_to_async
+from channels.testing import WebsocketCommunicator
+from django.test import override_settings
+from tables_helpers import current
+
+from apps.tables import engine_io
+from apps.tables.models import Table, TableEvent
+from config.asgi import application
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
+
+MEMORY = override_settings(CHANNEL_LAYERS={"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}})
+
+
+async def connect(user, table_id) -> WebsocketCommunicator:
+    comm = WebsocketCommunicator(application, f"/ws/tables/{table_id}/", headers=[(b"origin", b"http://testserver")])
+    comm.scope["user"] = user
+    connected, _ = await comm.connect()
+    assert connected
+    first = await comm.receive_json_from(timeout=5)
+    assert first["type"] == "state"
+    comm.first = first
+    return comm
+
+
+async def drain(comm, wait: float = 0.1) -> list[dict]:
+    out = []
+    while not await comm.receive_nothing(timeout=wait):
+        out.append(await comm.receive_json_from(timeout=2))
+    return out
+
+
+async def latest_state(comm, seen: list | None = None) -> dict:
+    msgs = await drain(comm)
+    if seen is not None:
+        seen.extend(msgs)
+    states = [m for m in msgs if m["type"] in ("state", "update")]
+    return states[-1] if states else None
+
+
+async def wait_for(comm, pred, timeout=10.0) -> dict:
+    """Read messages until one satisfies ``pred``; returns it."""
+    import asyncio
+
+    async def loop():
+        while True:
+            msg = await comm.receive_json_from(timeout=timeout)
+            if pred(msg):
+                return msg
+
+    return await asyncio.wait_for(loop(), timeout)
+
+
+def in_hand(msg) -> bool:
+    return msg.get("type") in ("state", "update") and msg["state"]["stage"] == "hand"
+
+
+async def start_hand(socks) -> None:
+    for s in socks:
+        await send(s, {"type": "ready"})
+    for s in socks:
+        await wait_for(s, in_hand)
+        await drain(s)
+
+
+async def send(comm, message) -> None:
+    await comm.send_json_to(message)
+
+
+async def play_by_clients(socks, rng, max_rounds=3000, log=None) -> list[dict]:
+    """Each socket acts only from what it was sent: its state's legal actions and seq."""
+    last = [s.first for s in socks]
+    for _ in range(max_rounds):
+        for i, s in enumerate(socks):
+            for m in await drain(s, 0.02):
+                if log is not None:
+                    log.append((i, m))
+                if m["type"] in ("state", "update") and m["seq"] >= last[i]["seq"]:
+                    last[i] = m
+        if all(m["state"]["stage"] in ("settle", "over") for m in last):
+            return last
+        for i, m in enumerate(last):
+            hand = m["state"]["hand"]
+            if hand and hand["legal"]:
+                action = rng.choice(hand["legal"])
+                await send(socks[i], {"type": "act", "seq": m["seq"], "action": action})
+                reply = await wait_for(socks[i], lambda x: x["type"] in ("update", "error"))
+                if reply["type"] == "update":
+                    last[i] = reply
+                break
+    raise AssertionError("the hand did not end")
+
+
+@MEMORY
+async def test_whole_hand_over_three_sockets(full_table, players):
+    socks = [await connect(u, full_table.pk) for u in players]
+    for s in socks:
+        await send(s, {"type": "ready"})
+    for s in socks:
+        s.first = await wait_for(s, in_hand)
+    last = await play_by_clients(socks, random.Random(5))
+    _, hand, _ = await sync_to_async(current)(full_table.pk)
+    assert hand.status == "finished"
+    for i, m in enumerate(last):
+        assert m["state"]["hand"]["seed"] == hand.seed
+        assert m["state"]["hand"]["totals"] == hand.totals
+        assert m["state"]["me"] == i
+    for s in socks:
+        await s.disconnect()
+
+
+@MEMORY
+async def test_refusals_change_nothing(full_table, players, make_user):
+    socks = [await connect(u, full_table.pk) for u in players]
+    await start_hand(socks)
+    table, hand, eh = await sync_to_async(current)(full_table.pk)
+    turn = eh.to_act()[0]
+    other = (turn + 1) % 3
+    before = await sync_to_async(lambda: (Table.objects.get(pk=full_table.pk).seq,
+                                          TableEvent.objects.filter(table=full_table).count()))()
+    legal = engine_io.legal_wire(eh, turn)
+    cases = [
+        (socks[turn], "not json", "bad_json"),
+        (socks[turn], {"type": "fly"}, "unknown_type"),
+        (socks[turn], {"type": "act", "seq": table.seq - 1, "action": legal[0]}, "stale_seq"),
+        (socks[other], {"type": "act", "seq": table.seq, "action": legal[0]}, "not_your_turn"),
+        (socks[turn], {"type": "act", "seq": table.seq, "seat": other, "action": legal[0]}, "not_your_seat"),
+        (socks[turn], {"type": "act", "seq": table.seq, "action": {"type": "discard", "card": "s99"}}, "bad_card"),
+        (socks[turn], {"type": "act", "seq": table.seq, "action": {"type": "peng"}}, "illegal_action"),
+        (socks[turn], {"type": "act", "seq": "x", "action": legal[0]}, "bad_message"),
+        (socks[turn], [1, 2], "bad_message"),
+    ]
+    mine = set(engine_io.hand_card_names(eh, turn))
+    foreign = next(c for c in [f"s{i}" for i in range(1, 11)] + [f"b{i}" for i in range(1, 11)] if c not in mine)
+    cases.append((socks[turn], {"type": "act", "seq": table.seq, "action": {"type": "discard", "card": foreign}},
+                  "not_your_card"))
+    for sock, message, code in cases:
+        if isinstance(message, str):
+            await sock.send_to(text_data=message)
+        else:
+            await send(sock, message)
+        reply = await sock.receive_json_from(timeout=5)
+        assert reply["type"] == "error" and reply["code"] == code, (message, reply)
+        assert "seq" in reply and reply["message"]
+    after = await sync_to_async(lambda: (Table.objects.get(pk=full_table.pk).seq,
+                                         TableEvent.objects.filter(table=full_table).count()))()
+    assert after == before
+    # the connection stays open: a good action still works, a double click is refused as stale
+    await send(socks[turn], {"type": "act", "seq": table.seq, "action": legal[0]})
+    await send(socks[turn], {"type": "act", "seq": table.seq, "action": legal[0]})
+    msgs = [await wait_for(socks[turn], lambda m: m["type"] == "update")]
+    msgs += await drain(socks[turn], 0.5)
+    errors = [m for m in msgs if m["type"] == "error"]
+    assert [e["code"] for e in errors] in (["stale_seq"], ["not_your_turn"])
+    for s in socks:
+        await s.disconnect()
+
+
+@MEMORY
+async def test_reconnect_gets_exact_state(full_table, players):
+    socks = [await connect(u, full_table.pk) for u in players]
+    await start_hand(socks)
+    table, hand, eh = await sync_to_async(current)(full_table.pk)
+    turn = eh.to_act()[0]
+    await send(socks[turn], {"type": "act", "seq": table.seq, "action": engine_io.legal_wire(eh, turn)[0]})
+    last = await wait_for(socks[1], lambda m: m["type"] == "update" and m["seq"] > table.seq)
+    last = (await latest_state(socks[1])) or last
+    await socks[1].disconnect()
+    offline = await wait_for(socks[0], lambda m: m["type"] == "update" and not m["state"]["seats"][1]["online"])
+    assert offline["events"][-1]["type"] == "seat.online"
+    again = await connect(players[1], full_table.pk)
+    state = again.first["state"]
+    assert state["me"] == 1 and state["seats"][1]["online"] is True
+    assert state["hand"] == last["state"]["hand"]
+    assert again.first["seq"] >= last["seq"]
+    for s in (socks[0], socks[2], again):
+        await s.disconnect()
+
+
+@MEMORY
+async def test_anonymous_and_outsiders_are_closed(full_table, make_user):
+    from django.contrib.auth.models import AnonymousUser
+
+    for user in (AnonymousUser(), await sync_to_async(make_user)()):
+        comm = WebsocketCommunicator(application, f"/ws/tables/{full_table.pk}/",
+                                     headers=[(b"origin", b"http://testserver")])
+        comm.scope["user"] = user
+        connected, code = await comm.connect()
+        assert not connected or (await comm.receive_output(timeout=1))["type"] == "websocket.close"
