@@ -56,7 +56,10 @@ class Claim:
         return max(keys) if keys else None
 
     def undecided(self) -> list[int]:
-        return sorted(s for s in self.options if s not in self.decided)
+        decided = self.decided
+        out = [s for s in self.options if s not in decided]
+        out.sort()
+        return out
 
     def resolve(self) -> tuple[bool, int | None, Action | None, Key | None]:
         """``(done, seat, action, key)``: done once no undecided seat could outrank the best claim.
@@ -72,8 +75,9 @@ class Claim:
                 k = self.key(seat, action.type)
                 if best is None or k > best[0]:
                     best = (k, seat, action)
+        decided = self.decided
         for seat in self.options:
-            if seat not in self.decided and (best is None or self.potential(seat) > best[0]):
+            if seat not in decided and (best is None or self.potential(seat) > best[0]):
                 return False, None, None, None
         if best is None:
             return True, None, None, None

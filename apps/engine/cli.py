@@ -39,6 +39,7 @@ def cmd_simulate(args: argparse.Namespace, out: TextIO) -> int:
             bots=args.bots,
             players=args.players,
             check=not args.no_check,
+            roundtrip_hands=args.roundtrip_every,
         )
     except ValueError as exc:
         out.write(_dump({"error": str(exc)}) + "\n")
@@ -89,18 +90,26 @@ def cmd_bench(args: argparse.Namespace, out: TextIO) -> int:
     if args.vectors:
         from .score_io import run_bench_vectors
 
-        out.write(_dump(run_bench_vectors(args.vectors)) + "\n")
+        try:
+            result = run_bench_vectors(args.vectors)
+        except (OSError, ValueError) as exc:  # score_io's BadInput is a ValueError
+            out.write(_dump({"error": "bad_input", "message": str(exc)}) + "\n")
+            return 2
+        out.write(_dump(result) + "\n")
         return 0
     if args.simulate:
         from .simulate import simulate
 
-        start = time.perf_counter()
+        start, cpu_start = time.perf_counter(), time.process_time()
         result = simulate(preset=args.preset, hands=args.hands, seed=args.seed, bots="random", check=False)
-        seconds = time.perf_counter() - start
+        seconds, cpu = time.perf_counter() - start, time.process_time() - cpu_start
         bench = {
             "hands": result["hands"],
             "seconds": round(seconds, 3),
             "hands_per_second": round(result["hands"] / seconds, 1) if seconds else None,
+            # On a shared machine the wall clock includes other processes' turns; CPU time does not.
+            "cpu_seconds": round(cpu, 3),
+            "hands_per_cpu_second": round(result["hands"] / cpu, 1) if cpu else None,
             "events": result["events"],
             "invalid": result["invalid"],
         }
@@ -125,6 +134,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--bots", default="random", choices=["random", "greedy"])
     p.add_argument("--players", type=int, default=None, choices=[2, 3, 4])
     p.add_argument("--no-check", action="store_true", help="skip the invariant checks")
+    p.add_argument(
+        "--roundtrip-every",
+        type=int,
+        default=1,
+        metavar="N",
+        help="check the to_json/from_json round trip at the end of every N-th hand (default 1: all; 0: none)",
+    )
     p.set_defaults(func=cmd_simulate)
 
     p = sub.add_parser("replay", help="verify a hand record, or trace it")

@@ -15,6 +15,7 @@ memoised per count vector for the whole process: the scorer meets the same vecto
 
 from __future__ import annotations
 
+import time
 from functools import lru_cache
 from itertools import product
 
@@ -227,7 +228,7 @@ def _build_case_tables() -> tuple[dict[int, CaseEntry], dict[int, list[tuple[Cas
     this runs at every import)."""
     sent: dict[int, int] = {0: 0}
     layer = {0: 0}
-    steps = tuple(zip(_PATTERN_INTS, [1 << (4 * i) for i in range(9)]))
+    steps = tuple(zip(_PATTERN_INTS, [1 << (4 * i) for i in range(9)], strict=True))
     over = _OVER3
     for _ in range(7):  # at most 7 groups in a hand
         nxt: dict[int, int] = {}
@@ -250,7 +251,9 @@ def _build_case_tables() -> tuple[dict[int, CaseEntry], dict[int, list[tuple[Cas
     return entries, pair
 
 
+_start = time.perf_counter()
 CASE_SENT, CASE_PAIR = _build_case_tables()
+BUILD_SECONDS = time.perf_counter() - _start  # reported by ``bench --vectors``
 
 # 绞 at one rank with a small and b big cards: the (small used, big used) choices, (0, 0) first.
 JIAO_USES: dict[tuple[int, int], tuple[tuple[int, int], ...]] = {
@@ -282,27 +285,27 @@ ONES10 = sum(1 << (FIELD * r) for r in range(10))  # (v * ONES10) >> 72 & 0xFF: 
 def _cut_best(s: int, b: int, side: int, need_jiang: bool, w: tuple[int, int, int, int]) -> int:
     """Best 胡息 of one 绞 choice; ``side`` is the small case's card count mod 3, which says where
     the 将 goes (0: big case or none, 2: small case)."""
-    if need_jiang:
-        if side == 2:
-            e = CASE_SENT.get(b)
-            ps = e and CASE_PAIR.get(s)
-            if not ps:
-                return -1
-            return e[0] * w[2] + e[1] * w[3] + max(x * w[0] + y * w[1] for (x, y, _), _ in ps)
-        if side:
-            return -1
+    if not need_jiang:
+        e = not side and CASE_SENT.get(s)
+        f = e and CASE_SENT.get(b)
+        return e[0] * w[0] + e[1] * w[1] + f[0] * w[2] + f[1] * w[3] if f else -1
+    if side == 2:
+        e = CASE_SENT.get(b)
+        pairs = e and CASE_PAIR.get(s)
+        w1, w2, base = w[0], w[1], e and e[0] * w[2] + e[1] * w[3]
+    elif side == 0:
         e = CASE_SENT.get(s)
-        pb = e and CASE_PAIR.get(b)
-        if not pb:
-            return -1
-        return e[0] * w[0] + e[1] * w[1] + max(x * w[2] + y * w[3] for (x, y, _), _ in pb)
-    if side:
+        pairs = e and CASE_PAIR.get(b)
+        w1, w2, base = w[2], w[3], e and e[0] * w[0] + e[1] * w[1]
+    else:
         return -1
-    e = CASE_SENT.get(s)
-    f = e and CASE_SENT.get(b)
-    if not f:
+    if not pairs:
         return -1
-    return e[0] * w[0] + e[1] * w[1] + f[0] * w[2] + f[1] * w[3]
+    best = -1
+    for (x, y, _), _ in pairs:
+        if x * w1 + y * w2 > best:
+            best = x * w1 + y * w2
+    return base + best
 
 
 def best_free_packed(fs: int, fb: int, need_jiang: bool, w: tuple[int, int, int, int]) -> int:
@@ -312,8 +315,14 @@ def best_free_packed(fs: int, fb: int, need_jiang: bool, w: tuple[int, int, int,
     """
     ts = ((fs * ONES10) >> 72) & 0xFF
     ranks = (fs + ADD_GE1) & (fb + ADD_GE1) & (fs + fb + ADD_GE3) & B7
-    if not ranks:
-        return _cut_best(fs, fb, ts % 3, need_jiang, w)
+    if not ranks:  # no 绞 possible: one look-up per case
+        if not need_jiang:
+            if ts % 3:
+                return -1
+            e = CASE_SENT.get(fs)
+            f = e and CASE_SENT.get(fb)
+            return e[0] * w[0] + e[1] * w[1] + f[0] * w[2] + f[1] * w[3] if f else -1
+        return _cut_best(fs, fb, ts % 3, True, w)
     cuts = [(fs, fb, ts)]
     while ranks:
         low = ranks & -ranks
@@ -323,7 +332,10 @@ def best_free_packed(fs: int, fb: int, need_jiang: bool, w: tuple[int, int, int,
         cuts = [(s - (ds << shift), b - (db << shift), t - ds) for s, b, t in cuts for ds, db in uses]
     best = -1
     for s, b, t in cuts:
-        h = _cut_best(s, b, t % 3, need_jiang, w)
+        t %= 3
+        if t == 1 or (t == 2 and not need_jiang):
+            continue
+        h = _cut_best(s, b, t, need_jiang, w)
         if h > best:
             best = h
     return best

@@ -69,6 +69,21 @@ class Hand(HandState):
             return list(claim.options[seat])
         return []
 
+    def _is_legal(self, seat: int, action: Action) -> bool:
+        """A fast ``action in self.legal_actions(seat)`` (False only means: check the slow way)."""
+        if self.phase == "discard":
+            card = action.card
+            return (
+                seat == self.turn and action.type == "discard" and card.__class__ is int and 0 <= card < KINDS
+                and not action.groups and 0 < self.hands[seat][card] < 3
+            )
+        claim = self.claim
+        if self.phase == "claim" and claim is not None and seat not in claim.decided:
+            for a in claim.options.get(seat, ()):
+                if a is action:
+                    return True
+        return False
+
     def default_action(self, seat: int) -> Action | None:
         """The time-out action (RULES.md §11.6): 胡 if offered, else pass; right-most discard."""
         legal = self.legal_actions(seat)
@@ -92,12 +107,13 @@ class Hand(HandState):
             raise IllegalAction("the hand is over")
         if not isinstance(action, Action):
             raise IllegalAction(f"not an action: {action!r}")
-        legal = self.legal_actions(seat)
-        if not legal:
-            raise IllegalAction(f"seat {seat} has nothing to decide now (to act: {self.to_act()})")
-        if action not in legal:
-            wire = [a.to_wire() for a in legal]
-            raise IllegalAction(f"{action.to_wire()} is not legal for seat {seat} now; legal: {wire}")
+        if not self._is_legal(seat, action):
+            legal = self.legal_actions(seat)
+            if not legal:
+                raise IllegalAction(f"seat {seat} has nothing to decide now (to act: {self.to_act()})")
+            if action not in legal:
+                wire = [a.to_wire() for a in legal]
+                raise IllegalAction(f"{action.to_wire()} is not legal for seat {seat} now; legal: {wire}")
         start = len(self.events)
         self.actions.append((seat, action))
         if self.phase == "discard":

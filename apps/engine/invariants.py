@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from .cards import COPIES, KINDS, rank
@@ -166,7 +167,6 @@ def _group_problems(hand) -> list[str]:
 
 
 def _is_sentence_or_jiao(cards: tuple[int, ...]) -> bool:
-    a, b, c = cards
     if len({x // 10 for x in cards}) == 1:
         ranks = tuple(rank(x) for x in cards)
         return ranks == (2, 7, 10) or (ranks[1] == ranks[0] + 1 and ranks[2] == ranks[1] + 1)
@@ -178,8 +178,6 @@ def roundtrip_problems(hand) -> list[str]:
     cls = type(hand)
     try:
         data = hand.to_json()
-        import json
-
         copy = cls.from_json(json.loads(json.dumps(data)))
     except Exception as exc:  # noqa: BLE001 - reported as a violation
         return [f"round trip failed: {type(exc).__name__}: {exc}"]

@@ -198,17 +198,24 @@ def fan_key(
     reveal_card: int | None, shua_hou: bool,
 ) -> tuple:
     """What ``mingtang_of`` and ``bonuses_of`` depend on besides the ruleset and the decomposition
-    (对对胡, 比, 双飘): equal keys give equal 名堂 and bonuses."""
+    (对对胡, 比, 双飘), as the arguments of a ``MingtangContext``: equal keys give equal 名堂 and
+    bonuses. A draw by the winner or by another player differ only in 自摸, which the rows look at
+    only as a fan (``zimo = "fan"``); "+1tun" is the scorer's business."""
+    zimo = win_by in ("self_draw", "natural") or (win_by == "reveal" and dealer)
     return (
         red,
         big if big >= BIG_FROM else 0,
         small if small >= SMALL_FROM else 0,
-        win_by,
+        "other_draw" if win_by == "self_draw" else win_by,
         dealer and (win_by == "reveal" or win_by == "natural"),
+        zimo and rs.zimo == "fan",
         last_card,
         reveal_card if rs.kai_di_you_xi else None,
         shua_hou,
     )
+
+
+_EARLY_LATE: dict[str, tuple[tuple[Mingtang, ...], tuple[Mingtang, ...], bool]] = {}
 
 
 def rows_for(rs: RuleSet) -> tuple[Mingtang, ...]:
@@ -217,13 +224,21 @@ def rows_for(rs: RuleSet) -> tuple[Mingtang, ...]:
 
 def mingtang_of(rs: RuleSet, ctx: MingtangContext) -> tuple[tuple[tuple[str, int], ...], int]:
     """The 名堂 counted for this hand and the resulting fan (before fan multipliers, §9.2)."""
-    rows = rows_for(rs)
-    found = [(row, row.fan(ctx)) for row in rows if not row.late and row.applies(ctx)]
-    replaced = {name for row, _ in found for name in row.replaces}
-    if replaced:
-        found = [(row, fan) for row, fan in found if row.name not in replaced]
-    ctx.has_mingtang = any(row.is_mingtang for row, _ in found)
-    found += [(row, row.fan(ctx)) for row in rows if row.late and row.applies(ctx)]
+    split = _EARLY_LATE.get(rs.mingtang)
+    if split is None:
+        rows = rows_for(rs)
+        split = _EARLY_LATE[rs.mingtang] = (
+            tuple(r for r in rows if not r.late), tuple(r for r in rows if r.late), any(r.replaces for r in rows)
+        )
+    early, late, replaces = split
+    found = [(row, row.fan(ctx)) for row in early if row.applies(ctx)]
+    if replaces:
+        replaced = {name for row, _ in found for name in row.replaces}
+        if replaced:
+            found = [(row, fan) for row, fan in found if row.name not in replaced]
+    if late:
+        ctx.has_mingtang = any(row.is_mingtang for row, _ in found)
+        found += [(row, row.fan(ctx)) for row in late if row.applies(ctx)]
     if rs.mingtang_stack == "max":
         main = [item for item in found if not item[0].stacks]
         extra = [item for item in found if item[0].stacks]

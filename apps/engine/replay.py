@@ -8,6 +8,7 @@ in it) and, optionally, the events and the result to check.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from .actions import Action, IllegalAction
@@ -23,11 +24,47 @@ class ReplayMismatch(ValueError):
     def __init__(self, index: int | None, expected: Any, got: Any, what: str = "event") -> None:
         self.index, self.expected, self.got, self.what = index, expected, got, what
         where = f"event {index}" if what == "event" else what
-        super().__init__(f"{where} differs: record has {_short(expected)}, replay gives {_short(got)}")
+        path = _first_difference(expected, got)
+        at = f" at {path}" if path else ""
+        super().__init__(
+            f"{where} differs{at}: record has {_short(_at(expected, path))}, replay gives {_short(_at(got, path))}"
+        )
 
     def to_json(self) -> dict[str, Any]:
         return {"what": self.what, "index": self.index, "expected": self.expected, "got": self.got,
                 "message": str(self)}
+
+
+def _first_difference(a: Any, b: Any, path: str = "") -> str:
+    """The path of the first place where two JSON values differ ("" when the roots differ)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        for key in sorted(set(a) | set(b), key=str):
+            if a.get(key, _MISSING) != b.get(key, _MISSING):
+                if key not in a or key not in b:
+                    return f"{path}.{key}"
+                return _first_difference(a[key], b[key], f"{path}.{key}")
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
+            if x != y:
+                return _first_difference(x, y, f"{path}[{i}]")
+    return path
+
+
+_MISSING = object()
+
+
+def _at(obj: Any, path: str) -> Any:
+    """The value at a path made by ``_first_difference`` (or the missing marker's text)."""
+    for key, index in re.findall(r"\.([^.\[]+)|\[(\d+)\]", path):
+        if index:
+            obj = obj[int(index)]
+        elif isinstance(obj, dict) and key in obj:
+            obj = obj[key]
+        elif isinstance(obj, dict) and key.lstrip("-").isdigit() and int(key) in obj:
+            obj = obj[int(key)]
+        else:
+            return "(missing)"
+    return obj
 
 
 def _short(obj: Any) -> str:

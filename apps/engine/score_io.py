@@ -167,8 +167,15 @@ def run_bench_vectors(path: str) -> dict[str, Any]:
     """Time the scoring core over a JSON list of score requests (``bench --vectors``).
 
     Reading and checking the requests is not timed; the timed loop is ``score_win`` alone, once per
-    request, in this process (its caches start as they are: run it in a fresh process).
+    request, in this process (its caches start as they are: run it in a fresh process). There is no
+    cache keyed on a whole request: ``distinct_vectors`` says how many different requests were
+    scored. The case tables of ``decompose.py`` are built at import, before the timed loop; their
+    build time is reported as ``table_build_seconds``. ``score_win`` returns the full result; the
+    group-by-group decomposition of a win (``ScoreResult.groups``) is built when first read, which
+    this loop does not do.
     """
+    from .decompose import BUILD_SECONDS
+
     with open(path, encoding="utf-8") as fh:
         data = json.load(fh)
     if not isinstance(data, list):
@@ -180,6 +187,9 @@ def run_bench_vectors(path: str) -> dict[str, Any]:
     seconds = time.perf_counter() - start
     return {
         "evaluations": len(calls),
+        "distinct_vectors": len({json.dumps(item, sort_keys=True) for item in data}),
         "seconds": round(seconds, 6),
         "per_second": round(len(calls) / seconds) if seconds > 0 else None,
+        "us_per_evaluation": round(seconds / len(calls) * 1e6, 2) if calls else None,
+        "table_build_seconds": round(BUILD_SECONDS, 4),
     }

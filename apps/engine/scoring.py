@@ -23,6 +23,7 @@ scorer of ``score_detail.py``, which picks the same decomposition; natural wins 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from operator import itemgetter as _items
 
 from .cards import IS_RED
 from .decompose import ADD_GE3, B7, FIELD, M80, NIBBLES, best_free_packed, free_shapes_packed
@@ -39,13 +40,11 @@ from .score_detail import (
     score_win_slow,
     tun_of,
 )
-from .winning import RuleContext, rule_context
+from .winning import ENC, F_CHI, F_FOUR, F_PENG, F_WEI, RuleContext, laid_flags, rule_context
 
 __all__ = ["WIN_BY", "ScoreResult", "can_win", "is_zimo", "score_win", "tun_of"]
 
-# A card: 1 << 8c, plus running counts of red cards (bit 160), big cards (bit 168) and cards (bit 176).
-_RED, _BIG, _NUM = 160, 168, 176
-ENC = tuple((1 << (FIELD * c)) | (IS_RED[c] << _RED) | ((c >= 10) << _BIG) | (1 << _NUM) for c in range(20))
+_RED, _BIG, _NUM = 160, 168, 176  # where winning.ENC keeps the counts of red, big and all cards
 M160 = (1 << 160) - 1
 _GE3 = ADD_GE3 | (ADD_GE3 << 80)  # field + this has its top bit set iff field >= 3 (20 fields)
 _TOP = B7 | (B7 << 80)
@@ -54,18 +53,11 @@ _NIB8 = NIBBLES * 8
 _RED_RANKS = (1, 6, 9)
 _INCOMPLETE = ScoreResult(False, "incomplete", _INCOMPLETE_MESSAGE)
 
-# Laid-group flags: bit 0 a 4-card group, bit 1 a 吃, bit 2+c a 偎/臭偎 of c, bit 22+c a 碰 of c.
-_F_FOUR, _F_CHI, _F_WEI, _F_PENG = 1, 2, 2, 22
-
 
 def _laid_info(rc: RuleContext, key: tuple[str, tuple[int, ...]]) -> tuple[int, int, int]:
+    """(胡息, packed cards, flags) of a laid group missing from ``rc.laid_info`` (never for valid input)."""
     kind, cards = key
-    flags = (kind == "ti" or kind == "pao") | ((kind == "chi") << 1)
-    if kind in ("wei", "chou_wei"):
-        flags |= 1 << (_F_WEI + cards[0])
-    elif kind == "peng":
-        flags |= 1 << (_F_PENG + cards[0])
-    info = rc.laid_info[key] = (rc.huxi_of(kind, cards), sum(ENC[c] for c in cards), flags)
+    info = rc.laid_info[key] = (rc.huxi_of(kind, cards), sum(ENC[c] for c in cards), laid_flags(kind, cards))
     return info
 
 
@@ -79,7 +71,7 @@ def _variants(rc: RuleContext, hp: int, fixed: int, flags: int, n_laid: int, car
     sh = FIELD * card
     wb = 1 << sh
     held = (h >> sh) & 0xFF
-    four = flags & _F_FOUR
+    four = flags & F_FOUR
     keep = formed = 0
     if win_by == "reveal" and dealer:
         h += wb
@@ -89,10 +81,10 @@ def _variants(rc: RuleContext, hp: int, fixed: int, flags: int, n_laid: int, car
         h -= 3 * wb
         n -= 3
         four = formed = 1
-    elif held < 2 and (flags >> (_F_WEI + card)) & 1:
+    elif held < 2 and (flags >> (F_WEI + card)) & 1:
         fixed += same["ti" if win_by == "self_draw" else "pao"][card] - same["wei"][card]
         four = 1
-    elif held < 2 and (flags >> (_F_PENG + card)) & 1 and win_by != "discard":
+    elif held < 2 and (flags >> (F_PENG + card)) & 1 and win_by != "discard":
         fixed += same["pao"][card] - same["peng"][card]
         four = 1
     elif held == 2 and win_by == "self_draw":
@@ -107,7 +99,12 @@ def _variants(rc: RuleContext, hp: int, fixed: int, flags: int, n_laid: int, car
     else:
         h += wb
         n += 1
-    return _shape(rc, fixed, h, n, n_laid + formed, four, keep, formed and IS_RED[card])
+    if (h + _GE3) & _TOP:
+        return _shape(rc, fixed, h, n, n_laid + formed, four, keep, formed and IS_RED[card])
+    nf = n - 2 * four  # no 坎: the common case, inline
+    if nf >= 0 and nf % 3 == 0 and n_laid + formed + nf // 3 + four == rc.groups_to_win:
+        return [(fixed, h, four, formed and IS_RED[card], nf)]
+    return []
 
 
 def _shape(rc: RuleContext, fx: int, h: int, n: int, groups: int, need: int, keep: int, red_groups: int) -> list:
@@ -136,10 +133,10 @@ def _shape(rc: RuleContext, fx: int, h: int, n: int, groups: int, need: int, kee
 
 
 def _fans(rc: RuleContext, key: tuple) -> tuple:
-    """(名堂, fan, bonuses, 胡息 multiplier, added tun) for ``(fan_key, 对对胡, 比, 双飘)``, memoised."""
+    """(名堂, fan, bonuses, 胡息 multiplier, added tun) for ``(fan_key, 对对胡, 比, 双飘)``, memoised.
+    The +1 tun of 自摸 (``zimo = "+1tun"``) is not in it: it does not depend on the key."""
     rs = rc.rs
-    (red, big, small, win_by, dealer, last_card, reveal_card, shua_hou), dui_dui, bi, piao = key
-    zimo = is_zimo(win_by, dealer)
+    (red, big, small, win_by, dealer, zimo, last_card, reveal_card, shua_hou), dui_dui, bi, piao = key
     ctx = MingtangContext(rs, red, big, small, win_by, dealer, zimo, last_card, reveal_card, shua_hou, dui_dui, bi, piao)
     mingtang, fan = mingtang_of(rs, ctx)
     bonuses = bonuses_of(rs, ctx)
@@ -151,8 +148,6 @@ def _fans(rc: RuleContext, key: tuple) -> tuple:
             fan *= value
         elif effect == "tun":
             tun_add += value
-    if rs.zimo == "+1tun" and zimo:
-        tun_add += 1
     if len(rc.fan_cache) > 50_000:
         rc.fan_cache.clear()
     out = rc.fan_cache[key] = (mingtang, fan, bonuses, mul, tun_add)
@@ -220,7 +215,7 @@ def score_win(
     if win_card is None or win_by == "natural":
         return score_win_slow(rs, hand, groups, win_card, win_by, dealer, last_card, reveal_card)
     rc = rule_context(rs)
-    hp = sum(map(ENC.__getitem__, hand))
+    hp = sum(_items(*hand)(ENC)) if len(hand) > 1 else sum(map(ENC.__getitem__, hand))
     fixed = flags = lenc = 0
     get = rc.laid_info.get
     for g in groups:
@@ -232,7 +227,7 @@ def score_win(
     vs = _variants(rc, hp, fixed, flags, len(groups), win_card, win_by, dealer)
     if not vs:
         return _INCOMPLETE
-    chi = flags & _F_CHI
+    chi = flags & F_CHI
     min_huxi = rs.min_huxi
     mao_hu = rs.mao_hu
     cands: list[tuple[int, bool, int, int]] = []
@@ -268,6 +263,7 @@ def score_win(
     small = ((t >> _NUM) & 0xFF) - big
     base = fan_key(rs, red, big, small, win_by, dealer, last_card, reveal_card, len(hand) == 1 and hand[0] == win_card)
     fan_cache = rc.fan_cache
+    zimo_tun = rc.zimo_tun and (win_by == "self_draw" or (win_by == "reveal" and dealer))
     best_val: tuple | None = None
     for huxi, dui_dui, bi, piao in cands:
         key = (base, dui_dui, bi, piao)
@@ -277,9 +273,9 @@ def score_win(
             shown = MAO_HU_HUXI
             bonuses += (("mao_hu", "huxi", MAO_HU_HUXI),)
         if rc.one_xi_one_tun:
-            tun = max(1, shown * mul) + tun_add
+            tun = max(1, shown * mul) + tun_add + zimo_tun
         else:
-            tun = max(1, (shown * mul - min_huxi) // 3 + 1) + tun_add
+            tun = max(1, (shown * mul - min_huxi) // 3 + 1) + tun_add + zimo_tun
         if best_val is None or (tun * fan, shown) > best_val[0]:
             best_val = ((tun * fan, shown), tun, mingtang, fan, bonuses)
     (score, shown), tun, mingtang, fan, bonuses = best_val  # type: ignore[misc]
@@ -323,8 +319,14 @@ def can_win(
             for v in _variants(rc, hp, fixed, flags, len(groups), win_card, win_by, dealer)
             for c in _every_split(rc, v, groups, False)
         )
-    w4 = rc.w4
+    w0, w1, w2, w3 = w4 = rc.w4
     for fx, h, need, _, _ in _variants(rc, hp, fixed, flags, len(groups), win_card, win_by, dealer):
+        # Only 一二三 and 二七十 score among free cards: bound their number before any split.
+        c1, c11 = (h >> 8) & 0xFF, (h >> 88) & 0xFF
+        bound = fx + w0 * min(h & 0xFF, c1, (h >> 16) & 0xFF) + w1 * min(c1, (h >> 48) & 0xFF, (h >> 72) & 0xFF)
+        bound += w2 * min((h >> 80) & 0xFF, c11, (h >> 96) & 0xFF) + w3 * min(c11, (h >> 128) & 0xFF, (h >> 152) & 0xFF)
+        if bound < min_huxi:
+            continue
         best = best_free_packed(h & M80, h >> 80, need, w4)
         if best >= 0 and fx + best >= min_huxi:
             return True

@@ -59,11 +59,12 @@ def play_hand(
     bots: str = "random",
     check_invariants: bool = True,
     roundtrip_every: int = 0,
+    roundtrip_at_end: bool = True,
 ) -> HandOutcome:
     """Play one hand to its end; any invariant violation or exception ends up in ``error``.
 
-    ``roundtrip_every``: also check the to_json/from_json round trip every that many steps
-    (0: only at the end of the hand). The cheap checks run after every action.
+    The cheap checks (cards, counts) run after every action; the to_json/from_json round trip at
+    the end of the hand (``roundtrip_at_end``) and every ``roundtrip_every`` actions (0: never).
     """
     rng = random.Random(seed)
     if dealer is None:
@@ -90,7 +91,7 @@ def play_hand(
                 problems = check(hand, roundtrip=True) if deep else check_counts_fast(hand)
                 _raise_on(problems, f"after action {step} ({seat}: {action.to_wire()})")
         if check_invariants:
-            _raise_on(check(hand, roundtrip=True), "at the end of the hand")
+            _raise_on(check(hand, roundtrip=roundtrip_at_end), "at the end of the hand")
         outcome.events = len(hand.events)
         result = hand.result or {}
         outcome.winner = result.get("winner")
@@ -121,13 +122,19 @@ def simulate(
     players: int | None = None,
     check: bool = True,
     roundtrip_every: int = 0,
+    roundtrip_hands: int = 1,
 ) -> dict[str, Any]:
     """Play ``hands`` seeded hands, cycling through the configurations; the ENGINE_CLI result object.
+
+    With ``check``, the cheap invariants run after every action of every hand, and the JSON round
+    trip at the end of every ``roundtrip_hands``-th hand (1: all of them).
 
     Extra field ``failures``: up to 20 hands that crashed or broke an invariant, each with its seed.
     """
     if hands < 0:
         raise ValueError("hands must be >= 0")
+    if roundtrip_hands < 0 or roundtrip_every < 0:
+        raise ValueError("round trip intervals must be >= 0")
     if bots not in ("random", "greedy"):
         raise ValueError(f"unknown bots {bots!r}")
     configs = configurations(preset, players)
@@ -138,7 +145,14 @@ def simulate(
     for i in range(hands):
         rules = configs[i % len(configs)]
         seed_i = hand_seed(seed, i)
-        out = play_hand(rules, seed_i, bots=bots, check_invariants=check, roundtrip_every=roundtrip_every)
+        out = play_hand(
+            rules,
+            seed_i,
+            bots=bots,
+            check_invariants=check,
+            roundtrip_every=roundtrip_every,
+            roundtrip_at_end=roundtrip_hands > 0 and i % roundtrip_hands == 0,
+        )
         key = rules.preset
         row = by_preset.setdefault(
             key, {"hands": 0, "wins": 0, "draws": 0, "invalid": 0, "events": 0, "players": {}, "win_by": {}}

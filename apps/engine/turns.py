@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from .actions import HU, PASS, PENG, Action, sort_actions
 from .cards import cards_of, counts_of, names
-from .chi import chi_options
+from .chi import chi_options, may_chi
 from .claims import Claim
 from .events import Event
 from .groups import Group
@@ -20,6 +20,9 @@ from .scoring import can_win, score_win
 from .settlement import settle_amounts
 
 _NAMES = names(range(20))
+_WEI = ("wei", "chou_wei")
+_PENG = ("peng",)
+_JOINS = ("wei", "chou_wei", "peng")  # laid groups a 4th card joins
 
 
 class HandState:
@@ -36,6 +39,8 @@ class HandState:
         sitter = (dealer + 2) % 4 if rs.sit_out else None
         self.active_seats = [s for s in range(n) if s != sitter]
         self._next = {s: self.active_seats[(i + 1) % len(self.active_seats)] for i, s in enumerate(self.active_seats)}
+        seats = self.active_seats  # the play order from each active seat (never mutated):
+        self._orders = {s: seats[i:] + seats[:i] for i, s in enumerate(seats)}
         self.hands: list[list[int]] = [[0] * 20 for _ in range(n)]
         self.groups: list[list[Group]] = [[] for _ in range(n)]
         self.discards: list[list[int]] = [[] for _ in range(n)]
@@ -60,12 +65,7 @@ class HandState:
 
     def order_from(self, seat: int) -> list[int]:
         """Active seats in play order starting with ``seat``."""
-        out = [seat]
-        s = self._next[seat]
-        while s != seat:
-            out.append(s)
-            s = self._next[s]
-        return out
+        return list(self._orders[seat])
 
     def _emit(self, type_: str, seat: int | None = None, secret: bool = False, **fields: object) -> None:
         self.events.append(Event(len(self.events) + 1, type_, seat, fields, secret))
@@ -80,9 +80,11 @@ class HandState:
         return self.rs.base_count + max(0, k - 1)
 
     def _laid(self, seat: int, card: int, kinds: tuple[str, ...]) -> int | None:
-        for i, g in enumerate(self.groups[seat]):
-            if g.kind in kinds and g.cards[0] == card:
+        i = 0
+        for g in self.groups[seat]:
+            if g.cards[0] == card and g.kind in kinds:
                 return i
+            i += 1
         return None
 
     def _may_hu(self, seat: int, card: int) -> bool:
@@ -99,12 +101,12 @@ class HandState:
     def _can_win(self, seat: int, card: int, win_by: str, pre: tuple | None = None) -> bool:
         """Whether ``seat`` is offered 胡 on ``card``; ``pre``: (hand, groups) before a forced 偎/提."""
         if pre is None:
-            vec, groups = tuple(self.hands[seat]), self.groups[seat]
+            hand = self.hands[seat]
             # A cheap necessary condition first: most hands are far from a win. It applies when the
             # card must join a hand group (no 坎/pair of it, no laid 偎/碰 for it to join).
-            if vec[card] < 2 and self._laid(seat, card, ("wei", "chou_wei", "peng")) is None:
-                if not may_complete(vec, card):
-                    return False
+            if hand[card] < 2 and not may_complete(hand, card) and self._laid(seat, card, _JOINS) is None:
+                return False
+            vec, groups = tuple(hand), self.groups[seat]
         else:
             vec, groups = pre
         return self._may_hu(seat, card) and can_win(
@@ -115,7 +117,7 @@ class HandState:
     def _deal(self) -> None:
         block = 14 if self.rs.deal_all else 20
         pos = 0
-        order = self.order_from(self.dealer)
+        order = self._orders[self.dealer]
         for s in order:
             self.hands[s] = counts_of(self.deck[pos : pos + block])
             pos += block
@@ -131,6 +133,11 @@ class HandState:
             tis = sum(1 for n in vec if n == 4)
             kans = sum(1 for n in vec if n >= 3)
             if tis >= 3 or kans >= 5:
+                # The reveal card stays accounted for: the dealer's own card, or face up on the table.
+                if s == self.dealer:
+                    self.hands[s][self.reveal] += 1
+                else:
+                    self.won_card = self.reveal
                 self._emit("natural_win", s)
                 self._win(s, "natural", None, vec, [])
                 return
@@ -147,7 +154,7 @@ class HandState:
     def _after_reveal(self) -> int | None:
         """The reveal card joins the dealer; opening 提 (forced); then the count rule (§3.5–3.7)."""
         self.hands[self.dealer][self.reveal] += 1
-        for s in self.order_from(self.dealer):
+        for s in self._orders[self.dealer]:
             vec = self.hands[s]
             for c in range(20):
                 if vec[c] == 4:
@@ -186,7 +193,7 @@ class HandState:
         last = self._stock_pos == len(self.stock)
         self._emit("draw", seat, secret=True, card=_NAMES[c])
         vec = self.hands[seat]
-        wei = self._laid(seat, c, ("wei", "chou_wei"))
+        wei = self._laid(seat, c, _WEI)
         if vec[c] == 3 or wei is not None:  # 提 (forced): from a 坎 in hand or a laid 偎
             pre = (tuple(vec), list(self.groups[seat]))
             if vec[c] == 3:
@@ -222,17 +229,19 @@ class HandState:
 
     def _claim_draw(self, drawer: int, c: int, last: bool) -> int | None:
         """Claims on a shown stock card (§5.2.4)."""
-        order = self.order_from(drawer)
+        order = self._orders[drawer]
         claim = Claim(c, "draw", drawer, order, [drawer, self._next[drawer]])
         claim.last_card = last
+        can_win = self._can_win
+        options = claim.options
         for s in order:
-            if self._can_win(s, c, "self_draw" if s == drawer else "other_draw"):
-                claim.options[s] = [HU]
-        if self._laid(drawer, c, ("peng",)) is not None:
+            if can_win(s, c, "self_draw" if s == drawer else "other_draw"):
+                options[s] = [HU]
+        if self._laid(drawer, c, _PENG) is not None:
             claim.pao_seat = drawer
         else:
             for s in order[1:]:
-                if self.hands[s][c] == 3 or self._laid(s, c, ("wei", "chou_wei", "peng")) is not None:
+                if self.hands[s][c] == 3 or self._laid(s, c, _JOINS) is not None:
                     claim.pao_seat = s
         if claim.pao_seat is None:  # a forced 跑 outranks every 碰 and 吃: they are not offered
             for s in order[1:]:
@@ -246,14 +255,14 @@ class HandState:
         self.hands[seat][c] -= 1
         self._chou[seat].add(c)
         self._emit("discard", seat, card=_NAMES[c])
-        order = self.order_from(self._next[seat])[:-1]  # everyone but the discarder
+        order = self._orders[self._next[seat]][:-1]  # everyone but the discarder
         claim = Claim(c, "discard", seat, order, [self._next[seat]])
         if self.rs.discard_win:
             for s in order:
                 if self._can_win(s, c, "discard"):
                     claim.options[s] = [HU]
         for s in order:  # a 碰 on the table never takes a discard (§5.5)
-            if self.hands[s][c] == 3 or self._laid(s, c, ("wei", "chou_wei")) is not None:
+            if self.hands[s][c] == 3 or self._laid(s, c, _WEI) is not None:
                 claim.pao_seat = s
         if claim.pao_seat is None:
             for s in order:
@@ -270,7 +279,7 @@ class HandState:
             claim.options.setdefault(s, []).append(PENG)
 
     def _offer_chi(self, claim: Claim, s: int, c: int) -> None:
-        if self.dead[s] or c in self._chou[s]:
+        if self.dead[s] or c in self._chou[s] or not may_chi(self.hands[s], c):
             return
         options, could_form = chi_options(tuple(self.hands[s]), c)
         if options:
@@ -280,9 +289,13 @@ class HandState:
 
     def _open(self, claim: Claim) -> int | None:
         """Ask everyone with an option at once, or resolve straight away if nobody has one."""
-        for s, opts in claim.options.items():
-            opts.append(PASS)
-            claim.options[s] = sort_actions(opts)
+        options = claim.options
+        for s, opts in options.items():
+            if len(opts) == 1 and opts[0] is HU:
+                options[s] = [HU, PASS]  # already in canonical order
+            else:
+                opts.append(PASS)
+                options[s] = sort_actions(opts)
         self.phase, self.turn, self.claim = "claim", None, claim
         return self._resolve()
 
@@ -294,13 +307,15 @@ class HandState:
         if not done:
             return None
         c = claim.card
-        for s in claim.hu_order:  # only the outcome is told: the passes, then the claim
-            decided = claim.decided.get(s)
-            if decided is not None and decided.type == "pass":
-                self._emit("pass", s)
-        for s, decided in claim.decided.items():  # 臭胡: a declined 胡 binds while laid 胡息 is unchanged
-            if self.rs.chou_hu and HU in claim.options[s] and decided.type != "hu":
-                self._chou_hu[s][c] = self._laid_huxi(s)
+        if claim.decided:
+            for s in claim.hu_order:  # only the outcome is told: the passes, then the claim
+                decided = claim.decided.get(s)
+                if decided is not None and decided.type == "pass":
+                    self._emit("pass", s)
+            if self.rs.chou_hu:  # 臭胡: a declined 胡 binds while laid 胡息 is unchanged
+                for s, decided in claim.decided.items():
+                    if HU in claim.options[s] and decided.type != "hu":
+                        self._chou_hu[s][c] = self._laid_huxi(s)
         for s in claim.options:  # §7: a passed 碰/吃 is 臭 unless an outranking claim took the card
             pc = claim.peng_chi_key(s)
             if pc is not None and s != seat and (key is None or key < pc):

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import NamedTuple
 
+from .cards import IS_RED
 from .huxi import SENTENCE_PATTERNS, group_huxi_by_key, same_huxi, sentence_weights, table_key
 from .rules import RuleSet
 
@@ -25,8 +26,8 @@ class RuleContext:
     """Per-ruleset values the scorer needs in its hot loops (cached by ruleset identity)."""
 
     __slots__ = (
-        "rs", "key", "weights", "groups_to_win", "huxi", "win_cache", "value_cache", "every_split",
-        "w4", "same", "fan_cache", "laid_info", "one_xi_one_tun",
+        "rs", "key", "weights", "groups_to_win", "huxi", "value_cache", "every_split",
+        "w4", "same", "fan_cache", "laid_info", "one_xi_one_tun", "zimo_tun",
     )
 
     def __init__(self, rs: RuleSet) -> None:
@@ -35,7 +36,6 @@ class RuleContext:
         self.weights = sentence_weights(self.key)
         self.groups_to_win = rs.groups_to_win
         self.huxi = _huxi_table(self.key)
-        self.win_cache: dict[tuple, bool] = {}
         self.value_cache: dict[tuple, tuple] = {}
         # 比 and 双飘 (changsha) look at the whole decomposition, 毛胡 at 0-胡息 ones: try every split.
         self.every_split = rs.mingtang == "changsha" or rs.mao_hu
@@ -43,14 +43,42 @@ class RuleContext:
         # the fans per ``mingtang.fan_key`` and what a laid (kind, cards) group contributes.
         small, big = self.weights
         self.w4 = (small[0], small[8], big[0], big[8])
-        self.same = {kind: tuple(same_huxi(self.key, kind, c) for c in range(20)) for kind in _SAME_KINDS}
+        self.same, self.laid_info = _fast_tables(self.key)
         self.fan_cache: dict[tuple, tuple] = {}
-        self.laid_info: dict[tuple, tuple] = {}
         self.one_xi_one_tun = rs.tun_mode == "1xi1tun"
+        self.zimo_tun = rs.zimo == "+1tun"
 
     def huxi_of(self, kind: str, cards: tuple[int, ...]) -> int:
         h = self.huxi.get((kind, cards))
         return group_huxi_by_key(self.key, kind, cards) if h is None else h
+
+
+# Packed cards (scoring.py's fast path): kind c at bit 8c, then counts of red cards (bit 160), big
+# cards (bit 168) and all cards (bit 176).
+ENC = tuple((1 << (8 * c)) | (IS_RED[c] << 160) | ((c >= 10) << 168) | (1 << 176) for c in range(20))
+# Laid-group flags: bit 0 a 4-card group, bit 1 a 吃, bit 2+c a 偎/臭偎 of c, bit 22+c a 碰 of c.
+F_FOUR, F_CHI, F_WEI, F_PENG = 1, 2, 2, 22
+
+
+def laid_flags(kind: str, cards: tuple[int, ...]) -> int:
+    flags = (kind == "ti" or kind == "pao") | ((kind == "chi") << 1)
+    if kind in ("wei", "chou_wei"):
+        flags |= 1 << (F_WEI + cards[0])
+    elif kind == "peng":
+        flags |= 1 << (F_PENG + cards[0])
+    return flags
+
+
+def _laid_groups() -> list[tuple[GroupT, int, int]]:
+    """Every well-formed laid group with its packed cards and flags."""
+    groups: list[GroupT] = []
+    for c in range(20):
+        groups += [("ti", (c,) * 4), ("pao", (c,) * 4), ("wei", (c,) * 3), ("chou_wei", (c,) * 3), ("peng", (c,) * 3)]
+    for base in (0, 10):
+        groups += [("chi", tuple(base + x for x in p)) for p in SENTENCE_PATTERNS]
+    for r in range(10):
+        groups += [("chi", (r, r, r + 10)), ("chi", (r, r + 10, r + 10))]
+    return [((k, c), sum(ENC[x] for x in c), laid_flags(k, c)) for k, c in groups]
 
 
 @lru_cache(maxsize=8)
@@ -71,6 +99,17 @@ def _huxi_table(key: tuple[bool, bool]) -> dict[GroupT, int]:
         for cards in ((r, r, r + 10), (r, r + 10, r + 10)):
             table[("jiao", cards)] = table[("chi", cards)] = 0
     return table
+
+
+_LAID_GROUPS = _laid_groups()
+
+
+@lru_cache(maxsize=8)
+def _fast_tables(key: tuple[bool, bool]) -> tuple[dict[str, tuple[int, ...]], dict[tuple, tuple[int, int, int]]]:
+    """Per 胡息 table: same-card group 胡息 by kind and card; (胡息, packed cards, flags) by laid group."""
+    same = {kind: tuple(same_huxi(key, kind, c) for c in range(20)) for kind in _SAME_KINDS}
+    huxi = _huxi_table(key)
+    return same, {group: (huxi[group], enc, flags) for group, enc, flags in _LAID_GROUPS}
 
 
 _BY_ID: dict[int, tuple[RuleSet, RuleContext]] = {}

@@ -62,3 +62,40 @@ def test_play_hand_reports_a_crash_with_its_seed(monkeypatch: pytest.MonkeyPatch
 def test_unknown_preset_is_a_value_error() -> None:
     with pytest.raises(ValueError):
         simulate("nope", hands=1)
+
+
+def _fresh_hand():
+    from apps.engine.hand import Hand
+
+    return Hand(configurations("full")[0], dealer=0, seed=bytes(32))
+
+
+def test_invariants_hold_on_a_fresh_hand() -> None:
+    from apps.engine.invariants import check
+
+    assert check(_fresh_hand()) == []
+
+
+def test_invariants_catch_a_lost_card_and_a_duplicate() -> None:
+    from apps.engine.invariants import check
+
+    hand = _fresh_hand()
+    card = next(c for c, n in enumerate(hand.hands[1]) if n)
+    hand.hands[1][card] -= 1
+    problems = check(hand, roundtrip=False)
+    assert any(f"card {card}: 3 copies" in p for p in problems)
+    assert any(p.startswith("seat 1 holds 19 cards") for p in problems)  # §5.6: below its count
+    hand.hands[1][card] += 2
+    assert any(f"card {card}: 5 copies" in p for p in check(hand, roundtrip=False))
+
+
+def test_invariants_catch_a_bad_group_and_a_broken_round_trip() -> None:
+    from apps.engine.groups import Group
+    from apps.engine.invariants import check
+
+    hand = _fresh_hand()
+    hand.groups[2].append(Group("chi", (0, 4, 9)))
+    assert any("bad laid group" in p for p in check(hand, roundtrip=False))
+    hand = _fresh_hand()
+    hand.dealer = 1  # the JSON snapshot now deals differently from what happened
+    assert any("round trip" in p for p in check(hand, roundtrip=True))
