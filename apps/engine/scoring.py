@@ -321,13 +321,22 @@ def can_win(
         )
     w0, w1, w2, w3 = w4 = rc.w4
     for fx, h, need, _, _ in _variants(rc, hp, fixed, flags, len(groups), win_card, win_by, dealer):
-        # Only 一二三 and 二七十 score among free cards: bound their number before any split.
-        c1, c11 = (h >> 8) & 0xFF, (h >> 88) & 0xFF
-        bound = fx + w0 * min(h & 0xFF, c1, (h >> 16) & 0xFF) + w1 * min(c1, (h >> 48) & 0xFF, (h >> 72) & 0xFF)
-        bound += w2 * min((h >> 80) & 0xFF, c11, (h >> 96) & 0xFF) + w3 * min(c11, (h >> 128) & 0xFF, (h >> 152) & 0xFF)
-        if bound < min_huxi:
-            continue
+        if fx < min_huxi and fx + _free_bound(h, w0, w1, w2, w3) < min_huxi:
+            continue  # not enough 一二三/二七十 among the free cards: no split can reach min_huxi
         best = best_free_packed(h & M80, h >> 80, need, w4)
         if best >= 0 and fx + best >= min_huxi:
             return True
     return False
+
+
+def _free_bound(h: int, w0: int, w1: int, w2: int, w3: int) -> int:
+    """An upper bound of the free cards' 胡息: only 一二三 and 二七十 score, each at most as often
+    as its scarcest card."""
+    a, b, c = h & 0xFF, (h >> 8) & 0xFF, (h >> 16) & 0xFF
+    out = w0 * (a if a < b and a < c else b if b < c else c)
+    a, c = (h >> 48) & 0xFF, (h >> 72) & 0xFF
+    out += w1 * (a if a < b and a < c else b if b < c else c)
+    a, b, c = (h >> 80) & 0xFF, (h >> 88) & 0xFF, (h >> 96) & 0xFF
+    out += w2 * (a if a < b and a < c else b if b < c else c)
+    a, c = (h >> 128) & 0xFF, (h >> 152) & 0xFF
+    return out + w3 * (a if a < b and a < c else b if b < c else c)

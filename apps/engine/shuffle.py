@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import hashlib
+import struct
 from collections.abc import Iterator
 
 from .cards import full_deck
@@ -27,10 +28,8 @@ def words(seed: bytes) -> Iterator[int]:
         counter += 1
 
 
-def deck_from_seed(seed: bytes) -> list[int]:
-    """Shuffle the 80 cards with the hand's 32-byte seed (Fisher–Yates, rejection sampling)."""
-    if not isinstance(seed, bytes | bytearray) or len(seed) != SEED_BYTES:
-        raise ValueError("a seed is exactly 32 bytes")
+def deck_from_seed_reference(seed: bytes) -> list[int]:
+    """§11.7 written exactly as RULES.md states it (the readable reference; tests compare)."""
     stream = words(bytes(seed))
     deck = full_deck()
     for i in range(len(deck) - 1, 0, -1):
@@ -41,6 +40,37 @@ def deck_from_seed(seed: bytes) -> list[int]:
             w = next(stream)
         j = w % n
         deck[i], deck[j] = deck[j], deck[i]
+    return deck
+
+
+# (n, rejection limit) for n = 80 … 2: the swaps of the Fisher–Yates loop, in order.
+_LIMITS = tuple((n, 2**32 - (2**32 % n)) for n in range(80, 1, -1))
+
+
+def deck_from_seed(seed: bytes) -> list[int]:
+    """Shuffle the 80 cards with the hand's 32-byte seed (Fisher–Yates, rejection sampling).
+
+    The same word stream as ``words``; the first ten digests (80 words) are hashed up front because
+    79 swaps almost never reject more than one word.
+    """
+    if not isinstance(seed, bytes | bytearray) or len(seed) != SEED_BYTES:
+        raise ValueError("a seed is exactly 32 bytes")
+    seed = bytes(seed)
+    sha = hashlib.sha256
+    pool = list(struct.unpack(">80I", b"".join(sha(seed + k.to_bytes(8, "big")).digest() for k in range(10))))
+    counter, pos = 10, 0
+    deck = full_deck()
+    for n, limit in _LIMITS:
+        while True:
+            if pos == len(pool):
+                pool.extend(struct.unpack(">8I", sha(seed + counter.to_bytes(8, "big")).digest()))
+                counter += 1
+            w = pool[pos]
+            pos += 1
+            if w < limit:
+                break
+        j = w % n
+        deck[n - 1], deck[j] = deck[j], deck[n - 1]
     return deck
 
 

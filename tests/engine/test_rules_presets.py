@@ -4,7 +4,7 @@ import pytest
 
 from apps.engine.cards import CHINESE, RED, card_name, full_deck, parse_card, rank
 from apps.engine.rules import OPTION_NAMES, PRESETS, RuleError, resolve_ruleset
-from apps.engine.shuffle import deck_from_seed, parse_seed, seed_commitment
+from apps.engine.shuffle import deck_from_seed, deck_from_seed_reference, parse_seed, seed_commitment
 
 
 def test_s1_eighty_cards_twenty_kinds():
@@ -99,3 +99,11 @@ def test_s10_overrides_apply_and_rulesets_are_frozen_values():
     with pytest.raises(AttributeError):
         rs.min_huxi = 3  # type: ignore[misc]
     assert "preset" not in OPTION_NAMES
+
+
+def test_s11_7_fast_shuffle_equals_the_reference_algorithm():
+    import hashlib
+
+    for i in range(3000):
+        seed = hashlib.sha256(str(i).encode()).digest()
+        assert deck_from_seed(seed) == deck_from_seed_reference(seed)
