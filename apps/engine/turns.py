@@ -322,10 +322,12 @@ class HandState:
                 self._chou[s].add(c)
                 if PENG in claim.options[s]:
                     self._chou_peng[s].add(c)
+        # chou_on_unable_chi (§7): as a passed 吃, unless a claim outranking that 吃 took the card.
+        for s in claim.unable_chi:
+            if s != seat and (key is None or key < claim.key(s, "chi")):
+                self._chou[s].add(c)
         self.claim = None
         if seat is None:
-            for s in claim.unable_chi:
-                self._chou[s].add(c)
             if claim.source == "reveal":
                 return self._after_reveal()
             if claim.source == "self":

@@ -158,7 +158,6 @@ def test_s7_chou_on_unable_chi_when_the_card_goes_unclaimed():
     assert S3 in h.chou(1)
 
 
-@pytest.mark.xfail(strict=True, reason="engine bug: chou_on_unable_chi ignored when a lower 吃 (the drawer's next) takes the card")
 def test_s7_chou_on_unable_chi_drawer_when_his_next_eats_the_card():
     # The drawer (seat 1) could not eat his own s3 because 比 was impossible; his next eats it.
     # The drawer's 吃 would have outranked that 吃, so the card is 臭 for him (§7, seed 004 ②).
