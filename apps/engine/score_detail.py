@@ -84,6 +84,13 @@ class LazyScoreResult(ScoreResult):
             d["_groups"] = slow.groups
         return d["_groups"]
 
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ScoreResult):
+            return NotImplemented
+        return all(getattr(self, k) == getattr(other, k) for k in _FIELDS if k != "counts")
+
+    __hash__ = ScoreResult.__hash__
+
     def __reduce__(self) -> tuple:
         fields = {k: getattr(self, k) for k in _FIELDS}
         return (_plain, (fields,))
@@ -237,7 +244,8 @@ def _natural_candidates(rc: RuleContext, w: _Win, counts: list[int]) -> list[_Ca
     for groups, left in partial_decompositions(free, n_ti > 0):
         groups_l = list(groups) + ([("leftover", left)] if left else [])
         huxi = variant.fixed_huxi + sum(rc.huxi_of(kind, cards) for kind, cards in groups)
-        value = _value(rc, w, huxi, *_shape(variant.fixed_groups() + groups_l))
+        # Left-over cards are no group (§3.3): they count for neither 比 nor 双飘.
+        value = _value(rc, w, huxi, *_shape(variant.fixed_groups() + list(groups)))
         out.append(((value[0], value[5]), variant, groups_l, value))
     return out
 

@@ -75,7 +75,6 @@ def test_s3_3_natural_win_ignores_min_huxi_and_the_group_count():
     assert r.win and r.huxi == 15
 
 
-@pytest.mark.xfail(strict=True, reason="engine bug: natural-win leftover cards are counted as an all-red group for 双飘")
 def test_s11_15_natural_win_leftover_cards_are_not_a_group_for_shuang_piao():
     # Six 坎 (one of b10, all red) and two red cards left over (s2 s7: no group). Only one group is
     # all red, so no 双飘.

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
 from hand_support import act, cards, force_wins, hand_from, lay, pass_all, types_of, wires
 
 from apps.engine.groups import Group
