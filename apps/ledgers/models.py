@@ -1,0 +1,177 @@
+"""Double-entry ledger of club points: accounts, immutable transactions and entries, leaderboards.
+
+Invariants (ARCHITECTURE.md "Money-like state"):
+- every Transaction's entries sum to zero (posting service; on PostgreSQL also a deferred
+  constraint trigger, see migration 0002; `ledger_audit` checks it everywhere);
+- transactions and entries are never updated or deleted: corrections are new transactions
+  (refused by the model, the queryset and, on PostgreSQL, by triggers);
+- one transaction per idempotency key, e.g. ``hand:<id>`` (a unique index decides, not a lock);
+- ``Account.balance`` is a cache, updated in the same database transaction as the posting.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+
+class ImmutableError(RuntimeError):
+    """Ledger rows are append-only: post a correcting transaction instead."""
+
+
+class AppendOnlyQuerySet(models.QuerySet):
+    def update(self, **kwargs):
+        raise ImmutableError(f"{self.model.__name__} rows are append-only")
+
+    def delete(self):
+        raise ImmutableError(f"{self.model.__name__} rows are append-only")
+
+    # bulk_update would bypass update(); refuse it too.
+    def bulk_update(self, objs, fields, batch_size=None):
+        raise ImmutableError(f"{self.model.__name__} rows are append-only")
+
+
+class AppendOnlyModel(models.Model):
+    objects = AppendOnlyQuerySet.as_manager()
+
+    class Meta:
+        abstract = True
+
+    def save(self, *args, **kwargs):
+        if not self._state.adding:
+            raise ImmutableError(f"{type(self).__name__} rows are append-only")
+        kwargs["force_insert"] = True
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise ImmutableError(f"{type(self).__name__} rows are append-only")
+
+
+class AccountKind(models.TextChoices):
+    MEMBER = "member", _("Member")
+    CLUB = "club", _("Club")
+
+
+class Account(models.Model):
+    """One per (club, member), plus one club account (the 'house': 上分/下分 come from it)."""
+
+    club = models.ForeignKey("clubs.Club", on_delete=models.PROTECT, related_name="ledger_accounts")
+    kind = models.CharField(_("kind"), max_length=10, choices=AccountKind.choices)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="ledger_accounts"
+    )
+    balance = models.BigIntegerField(_("balance"), default=0)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        verbose_name = _("account")
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["club", "user"], condition=Q(kind="member"), name="ledgers_one_account_per_member"
+            ),
+            models.UniqueConstraint(fields=["club"], condition=Q(kind="club"), name="ledgers_one_club_account"),
+            models.CheckConstraint(
+                condition=(Q(kind="member", user__isnull=False) | Q(kind="club", user__isnull=True)),
+                name="ledgers_account_kind_user",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.club_id}:{self.kind}:{self.user_id or '-'}"
+
+
+class TransactionKind(models.TextChoices):
+    HAND = "hand", _("Hand settlement")
+    ADJUSTMENT = "adjustment", _("Adjustment")
+
+
+class Transaction(AppendOnlyModel):
+    club = models.ForeignKey("clubs.Club", on_delete=models.PROTECT, related_name="ledger_transactions")
+    kind = models.CharField(_("kind"), max_length=12, choices=TransactionKind.choices)
+    idempotency_key = models.CharField(max_length=80, unique=True)
+    hand = models.ForeignKey(
+        "tables.Hand", on_delete=models.PROTECT, null=True, blank=True, related_name="ledger_transactions"
+    )
+    memo = models.CharField(_("memo"), max_length=200, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    # Frozen facts of a settled hand for leaderboards: {"seats": {seat: user_id|null},
+    # "winner": seat|null, "huxi": int|null, "draw": bool}. Empty for adjustments.
+    detail = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(_("time"), default=timezone.now, db_index=True)
+
+    class Meta:
+        verbose_name = _("transaction")
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["club", "created_at"], name="ledgers_txn_club_time")]
+
+    def __str__(self) -> str:
+        return self.idempotency_key
+
+
+class EntryKind(models.TextChoices):
+    SCORE = "score", _("Score")
+    PIAO = "piao", _("Piao")
+    ADJUSTMENT = "adjustment", _("Adjustment")
+    FEE = "fee", _("Fee")
+
+
+class Entry(AppendOnlyModel):
+    transaction = models.ForeignKey(Transaction, on_delete=models.PROTECT, related_name="entries")
+    account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="entries")
+    amount = models.BigIntegerField(_("amount"))
+    kind = models.CharField(_("kind"), max_length=12, choices=EntryKind.choices)
+    seat = models.SmallIntegerField(null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("entry")
+        verbose_name_plural = _("entries")
+        ordering = ["id"]
+        indexes = [models.Index(fields=["account", "transaction"], name="ledgers_entry_account_txn")]
+
+    def __str__(self) -> str:
+        return f"{self.transaction_id}/{self.account_id}: {self.amount} {self.kind}"
+
+
+class Period(models.TextChoices):
+    TODAY = "today", _("Today")
+    WEEK = "week", _("This week")
+    MONTH = "month", _("This month")
+    ALL = "all", _("All time")
+
+
+class LeaderboardRow(models.Model):
+    """A derived row, rebuilt atomically per (club, period) by ``leaderboards.rebuild_club``."""
+
+    club = models.ForeignKey("clubs.Club", on_delete=models.CASCADE, related_name="leaderboard_rows")
+    period = models.CharField(max_length=8, choices=Period.choices)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    rank = models.PositiveIntegerField()
+    points = models.BigIntegerField(default=0)
+    hands = models.PositiveIntegerField(default=0)
+    wins = models.PositiveIntegerField(default=0)
+    best_hand = models.BigIntegerField(default=0)
+    best_huxi = models.PositiveIntegerField(default=0)
+    built_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["club", "period", "rank"]
+        constraints = [
+            models.UniqueConstraint(fields=["club", "period", "user"], name="ledgers_leaderboard_unique"),
+        ]
+
+    @property
+    def win_rate(self) -> float:
+        return self.wins / self.hands if self.hands else 0.0
+
+
+class LeaderboardBuild(models.Model):
+    """One row per club: the lock that serialises its rebuilds and the time of the last one."""
+
+    club = models.OneToOneField("clubs.Club", on_delete=models.CASCADE, primary_key=True, related_name="+")
+    built_at = models.DateTimeField(null=True, blank=True)

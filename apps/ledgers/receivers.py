@@ -1,0 +1,31 @@
+"""Listen to tables' hand_finished signal (tables never imports ledgers)."""
+
+from __future__ import annotations
+
+import logging
+from functools import partial
+
+from django.db import transaction
+
+logger = logging.getLogger(__name__)
+
+
+def on_hand_finished(sender, hand, **kwargs) -> None:
+    """Runs inside the tables transaction: enqueue only once it commits.
+
+    This is ``settle_hand.delay_on_commit(hand.pk)`` made robust: if enqueueing (or, with the eager
+    in-process Celery of the default setup, settling) fails, the error is logged instead of
+    breaking the player's already-committed action; ``sweep_unsettled`` settles the hand later.
+    """
+    from .tasks import settle_hand
+
+    transaction.on_commit(partial(settle_hand.delay, hand.pk), robust=True)
+
+
+def connect() -> None:
+    try:
+        from apps.tables.signals import hand_finished
+    except ImportError:  # tables not installed (yet): nothing to listen to
+        logger.warning("apps.tables.signals not importable; hand settlement is not wired")
+        return
+    hand_finished.connect(on_hand_finished, dispatch_uid="ledgers.settle_on_hand_finished")

@@ -1,0 +1,13 @@
+from django.urls import path
+
+from . import views
+
+app_name = "ledgers"
+
+urlpatterns = [
+    path("<int:club_id>/", views.club_ledger, name="club"),
+    path("<int:club_id>/me/", views.my_ledger, name="mine"),
+    path("<int:club_id>/members/<int:user_id>/", views.member_ledger, name="member"),
+    path("<int:club_id>/adjust/", views.adjust, name="adjust"),
+    path("<int:club_id>/leaderboard/", views.leaderboard, name="leaderboard"),
+]

@@ -1,0 +1,44 @@
+"""End to end: a hand played through the tables services is settled by the hand_finished receiver."""
+
+from __future__ import annotations
+
+import random
+
+from apps.clubs.models import RuleTemplate
+from apps.ledgers.models import Account, Entry, Transaction
+
+
+def test_hand_played_at_a_table_is_settled_once_like_its_totals(people, django_capture_on_commit_callbacks):
+    from apps.tables import engine_io, play, services
+    from apps.tables.models import Table
+
+    users = [people["owner"], people["member"], people["other"]]
+    template = RuleTemplate.objects.create(
+        club=people["club"], name="t", preset="full", options={}, players=3, base_score=2,
+        piao_choices=[], hands_per_session=2, turn_seconds=15,
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        table = services.table_open(user=users[0], template=template)
+        for user in users[1:]:
+            services.table_join(user=user, table_id=table.pk)
+        for user in users:
+            services.seat_ready(user=user, table_id=table.pk)
+        rng = random.Random(3)
+        for _ in range(2000):
+            table = Table.objects.get(pk=table.pk)
+            hand = table.hands.order_by("-number").first()
+            if hand.status != "playing":
+                break
+            eh = engine_io.load_hand(hand.state)
+            seat = eh.to_act()[0]
+            action = engine_io.bot_choose(eh, seat, kind="random", rng=rng)
+            play.hand_act(user=users[seat], table_id=table.pk, seq=table.seq, action=action.to_wire())
+    hand.refresh_from_db()
+    assert hand.status == "finished"
+    txn = Transaction.objects.get(hand=hand)
+    assert txn.idempotency_key == f"hand:{hand.pk}"
+    for seat, user in enumerate(users):
+        posted = sum(Entry.objects.filter(transaction=txn, account__user=user).values_list("amount", flat=True))
+        assert posted == int((hand.totals or {}).get("total", {}).get(str(seat), 0))
+        account = Account.objects.filter(club=people["club"], user=user).first()
+        assert (account.balance if account else 0) == posted
