@@ -47,13 +47,28 @@ class Claim:
         return (RANK[kind], 0)
 
     def potential(self, seat: int) -> Key:
-        """The best claim an undecided seat could still make."""
-        return max(self.key(seat, a.type) for a in self.options[seat] if a.type != "pass")
+        """The best claim an undecided seat could still make (every seat has one besides pass)."""
+        opts = self.options[seat]
+        for a in opts:
+            if a.type == "hu":
+                return (3, -self.hu_order.index(seat))
+        return self._peng_chi(seat, opts)  # type: ignore[return-value]
 
     def peng_chi_key(self, seat: int) -> Key | None:
         """The best 碰/吃 option of a seat (what makes a passed card 臭 for him, §7)."""
-        keys = [self.key(seat, a.type) for a in self.options.get(seat, ()) if a.type in ("peng", "chi")]
-        return max(keys) if keys else None
+        return self._peng_chi(seat, self.options.get(seat, ()))
+
+    def _peng_chi(self, seat: int, opts) -> Key | None:
+        peng = chi = False
+        for a in opts:
+            t = a.type
+            if t == "peng":
+                peng = True
+            elif t == "chi":
+                chi = True
+        if peng:
+            return (1, 0)
+        return (0, -self.chi_order.index(seat)) if chi else None
 
     def undecided(self) -> list[int]:
         decided = self.decided

@@ -7,13 +7,13 @@ count rule (§5.6). ``Hand`` (hand.py) adds the public, checked API on top.
 
 from __future__ import annotations
 
-from .actions import HU, PASS, PENG, Action, sort_actions
+from .actions import HU, PASS, PENG, Action
 from .cards import cards_of, counts_of, names
-from .chi import chi_options, may_chi
 from .claims import Claim
 from .events import Event
 from .groups import Group
 from .huxi import group_huxi
+from .offers import discard_claim, draw_claim
 from .prefilter import may_complete
 from .rules import RuleSet
 from .scoring import can_win, score_win
@@ -21,7 +21,6 @@ from .settlement import settle_amounts
 
 _NAMES = names(range(20))
 _WEI = ("wei", "chou_wei")
-_PENG = ("peng",)
 _JOINS = ("wei", "chou_wei", "peng")  # laid groups a 4th card joins
 
 
@@ -103,8 +102,8 @@ class HandState:
         if pre is None:
             hand = self.hands[seat]
             # A cheap necessary condition first: most hands are far from a win. It applies when the
-            # card must join a hand group (no 坎/pair of it, no laid 偎/碰 for it to join).
-            if hand[card] < 2 and not may_complete(hand, card) and self._laid(seat, card, _JOINS) is None:
+            # card joins a hand group (no 坎 of it, no laid 偎/碰 for it to join; a pair is fine).
+            if hand[card] < 3 and not may_complete(hand, card) and self._laid(seat, card, _JOINS) is None:
                 return False
             vec, groups = tuple(hand), self.groups[seat]
         else:
@@ -118,20 +117,24 @@ class HandState:
         block = 14 if self.rs.deal_all else 20
         pos = 0
         order = self._orders[self.dealer]
+        dealt = {}
         for s in order:
-            self.hands[s] = counts_of(self.deck[pos : pos + block])
+            cards = self.deck[pos : pos + block]
+            self.hands[s] = counts_of(cards)
+            cards.sort()
+            dealt[s] = [_NAMES[c] for c in cards]
             pos += block
         self.reveal = self.deck[pos]
         self.stock = self.deck[pos + 1 :]
-        self._emit("deal", hands={s: [_NAMES[c] for c in cards_of(self.hands[s])] for s in sorted(order)})
+        self._emit("deal", hands={s: dealt[s] for s in sorted(order)})
         self._emit("reveal", card=_NAMES[self.reveal])
         # Natural win (§3.3): forced, first in seat order from the dealer, who counts the reveal card.
         for s in order:
             vec = list(self.hands[s])
             if s == self.dealer:
                 vec[self.reveal] += 1
-            tis = sum(1 for n in vec if n == 4)
-            kans = sum(1 for n in vec if n >= 3)
+            tis = vec.count(4)
+            kans = vec.count(3) + tis
             if tis >= 3 or kans >= 5:
                 # The reveal card stays accounted for: the dealer's own card, or face up on the table.
                 if s == self.dealer:
@@ -144,8 +147,11 @@ class HandState:
         # Reveal win (§3.4): each player's choice, priority in seat order from the dealer.
         claim = Claim(self.reveal, "reveal", self.dealer, order, [])
         for s in order:
-            if can_win(self.rs, tuple(self.hands[s]), [], self.reveal, "reveal", dealer=s == self.dealer):
-                claim.options[s] = [HU]
+            vec = self.hands[s]  # no four of a kind held: the cheap necessary condition applies
+            if vec[self.reveal] < 3 and max(vec) < 4 and not may_complete(vec, self.reveal):
+                continue
+            if can_win(self.rs, tuple(vec), [], self.reveal, "reveal", dealer=s == self.dealer):
+                claim.options[s] = [HU, PASS]
         if claim.options:
             self._open(claim)
         else:
@@ -156,6 +162,8 @@ class HandState:
         self.hands[self.dealer][self.reveal] += 1
         for s in self._orders[self.dealer]:
             vec = self.hands[s]
+            if 4 not in vec:
+                continue
             for c in range(20):
                 if vec[c] == 4:
                     vec[c] = 0
@@ -191,9 +199,10 @@ class HandState:
         c = self.stock[self._stock_pos]
         self._stock_pos += 1
         last = self._stock_pos == len(self.stock)
-        self._emit("draw", seat, secret=True, card=_NAMES[c])
+        events = self.events
+        events.append(Event(len(events) + 1, "draw", seat, {"card": _NAMES[c]}, True))
         vec = self.hands[seat]
-        wei = self._laid(seat, c, _WEI)
+        wei = None if vec[c] == 3 else self._laid(seat, c, _WEI)
         if vec[c] == 3 or wei is not None:  # 提 (forced): from a 坎 in hand or a laid 偎
             pre = (tuple(vec), list(self.groups[seat]))
             if vec[c] == 3:
@@ -213,14 +222,14 @@ class HandState:
             secret = not chou and self.rs.wei_shown == "none"
             self._emit("wei", seat, secret=secret, card=_NAMES[c], chou=chou)
             return self._after_forced(seat, c, pre, last)
-        self._emit("show", seat, card=_NAMES[c])
+        events.append(Event(len(events) + 1, "show", seat, {"card": _NAMES[c]}))
         return self._claim_draw(seat, c, last)
 
     def _after_forced(self, seat: int, card: int, pre: tuple, last: bool) -> int | None:
         """偎胡/提胡 option (§5.2.3, §11.10), then the count rule."""
         if self._can_win(seat, card, "self_draw", pre):
             claim = Claim(card, "self", seat, [seat], [])
-            claim.options[seat] = [HU]
+            claim.options[seat] = [HU, PASS]
             claim.pre = pre
             claim.last_card = last
             self._open(claim)
@@ -228,26 +237,13 @@ class HandState:
         return self._after_acquire(seat)
 
     def _claim_draw(self, drawer: int, c: int, last: bool) -> int | None:
-        """Claims on a shown stock card (§5.2.4)."""
-        order = self._orders[drawer]
-        claim = Claim(c, "draw", drawer, order, [drawer, self._next[drawer]])
+        """Claims on a shown stock card (§5.2.4); unclaimable, it goes to the discard row."""
+        claim = draw_claim(self, drawer, c, type(self)._can_win is _PLAIN_CAN_WIN)
+        if claim is None:
+            self.discards[drawer].append(c)
+            self.phase, self.turn, self.claim = "claim", None, None
+            return self._next[drawer]
         claim.last_card = last
-        can_win = self._can_win
-        options = claim.options
-        for s in order:
-            if can_win(s, c, "self_draw" if s == drawer else "other_draw"):
-                options[s] = [HU]
-        if self._laid(drawer, c, _PENG) is not None:
-            claim.pao_seat = drawer
-        else:
-            for s in order[1:]:
-                if self.hands[s][c] == 3 or self._laid(s, c, _JOINS) is not None:
-                    claim.pao_seat = s
-        if claim.pao_seat is None:  # a forced 跑 outranks every 碰 and 吃: they are not offered
-            for s in order[1:]:
-                self._offer_peng(claim, s, c)
-            for s in claim.chi_order:
-                self._offer_chi(claim, s, c)
         return self._open(claim)
 
     def _discard(self, seat: int, c: int) -> int | None:
@@ -255,47 +251,15 @@ class HandState:
         self.hands[seat][c] -= 1
         self._chou[seat].add(c)
         self._emit("discard", seat, card=_NAMES[c])
-        order = self._orders[self._next[seat]][:-1]  # everyone but the discarder
-        claim = Claim(c, "discard", seat, order, [self._next[seat]])
-        if self.rs.discard_win:
-            for s in order:
-                if self._can_win(s, c, "discard"):
-                    claim.options[s] = [HU]
-        for s in order:  # a 碰 on the table never takes a discard (§5.5)
-            if self.hands[s][c] == 3 or self._laid(s, c, _WEI) is not None:
-                claim.pao_seat = s
-        if claim.pao_seat is None:
-            for s in order:
-                self._offer_peng(claim, s, c)
-            self._offer_chi(claim, self._next[seat], c)
+        claim = discard_claim(self, seat, c, type(self)._can_win is _PLAIN_CAN_WIN)
+        if claim is None:
+            self.discards[seat].append(c)
+            self.phase, self.turn, self.claim = "claim", None, None
+            return self._next[seat]
         return self._open(claim)
 
-    def _offer_peng(self, claim: Claim, s: int, c: int) -> None:
-        vec = self.hands[s]
-        if vec[c] != 2 or self.dead[s] or c in self._chou[s]:
-            return
-        # §11.4: a 碰 must leave a card he may discard.
-        if any(0 < n < 3 for i, n in enumerate(vec) if i != c):
-            claim.options.setdefault(s, []).append(PENG)
-
-    def _offer_chi(self, claim: Claim, s: int, c: int) -> None:
-        if self.dead[s] or c in self._chou[s] or not may_chi(self.hands[s], c):
-            return
-        options, could_form = chi_options(tuple(self.hands[s]), c)
-        if options:
-            claim.options.setdefault(s, []).extend(Action("chi", None, g) for g in options)
-        elif could_form and self.rs.chou_on_unable_chi:
-            claim.unable_chi.append(s)
-
     def _open(self, claim: Claim) -> int | None:
-        """Ask everyone with an option at once, or resolve straight away if nobody has one."""
-        options = claim.options
-        for s, opts in options.items():
-            if len(opts) == 1 and opts[0] is HU:
-                options[s] = [HU, PASS]  # already in canonical order
-            else:
-                opts.append(PASS)
-                options[s] = sort_actions(opts)
+        """Ask everyone with an option at once (lists complete and sorted), or resolve straight away."""
         self.phase, self.turn, self.claim = "claim", None, claim
         return self._resolve()
 
@@ -402,3 +366,6 @@ class HandState:
         self.result = {"winner": seat, "win_by": win_by, "card": name, "settlement": settlement}
         if discarder is not None:
             self.result["discarder"] = discarder
+
+
+_PLAIN_CAN_WIN = HandState._can_win  # a test may replace it: offers.py then always asks it

@@ -1,0 +1,160 @@
+"""Who may do what on a shown or discarded card (RULES.md §5.1, §5.2.4): building the ``Claim``.
+
+``draw_claim`` and ``discard_claim`` return the claim with every seat's options (胡, the forced 跑,
+碰, 吃 and the ``chou_on_unable_chi`` candidates), or ``None`` when nobody has anything: then the card
+simply goes to the discard row, with no ``Claim`` built at all (most cards).
+
+Option lists come out in canonical order without sorting: every 吃 sorts before ``hu``, ``pass`` and
+``peng`` (``{"groups":…`` < ``{"type":…``), and ``hu`` < ``pass`` < ``peng``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .actions import HU, PASS, PENG, Action, sort_actions
+from .chi import chi_options, may_chi
+from .claims import Claim
+from .prefilter import may_complete
+
+if TYPE_CHECKING:
+    from .turns import HandState
+
+_JOINS = ("wei", "chou_wei", "peng")  # laid groups a 4th card joins
+_WEI = ("wei", "chou_wei")
+_HU_PASS = (HU, PASS)
+
+# chi_options' option tuple -> its 吃 actions in canonical order.
+_CHI_ACTIONS: dict[tuple, tuple[Action, ...]] = {}
+
+
+def _chi_actions(options: tuple) -> tuple[Action, ...]:
+    out = _CHI_ACTIONS.get(options)
+    if out is None:
+        if len(_CHI_ACTIONS) > 65536:
+            _CHI_ACTIONS.clear()
+        out = _CHI_ACTIONS[options] = tuple(sort_actions([Action("chi", None, g) for g in options]))
+    return out
+
+
+def _laid(groups: list, card: int, kinds: tuple[str, ...]) -> bool:
+    for g in groups:
+        if g.cards[0] == card and g.kind in kinds:
+            return True
+    return False
+
+
+def _hu_seats(st: HandState, order: list[int], c: int, first_by: str, other_by: str, plain: bool) -> list[int]:
+    """Seats of ``order`` offered 胡 on ``c`` (the first one wins ``first_by``, the others ``other_by``).
+
+    With the engine's own ``_can_win`` (``plain``), its cheap necessary condition is checked here
+    first, saving the call for most seats; a replaced ``_can_win`` (tests) is always asked."""
+    out = []
+    hands, groups = st.hands, st.groups
+    win_by = first_by
+    for s in order:
+        if plain:
+            v = hands[s]
+            if v[c] < 3 and not may_complete(v, c) and not _laid(groups[s], c, _JOINS):
+                win_by = other_by
+                continue
+        if st._can_win(s, c, win_by):
+            out.append(s)
+        win_by = other_by
+    return out
+
+
+def _peng_ok(st: HandState, s: int, c: int) -> bool:
+    vec = st.hands[s]
+    if vec[c] != 2 or st.dead[s] or c in st._chou[s]:
+        return False
+    # §11.4: a 碰 must leave a card he may discard.
+    for i, n in enumerate(vec):
+        if 0 < n < 3 and i != c:
+            return True
+    return False
+
+
+def _chi(st: HandState, s: int, c: int) -> tuple[tuple[Action, ...], bool]:
+    """(his 吃 actions, whether he is a ``chou_on_unable_chi`` candidate)."""
+    vec = st.hands[s]
+    if st.dead[s] or c in st._chou[s] or not may_chi(vec, c):
+        return (), False
+    options, could_form = chi_options(tuple(vec), c)
+    if options:
+        return _chi_actions(options), False
+    return (), could_form and st.rs.chou_on_unable_chi
+
+
+def _finish(
+    st: HandState, claim_args: tuple, hu: list[int], pao: int | None, peng: list[int], chi: list, unable: list[int]
+) -> Claim | None:
+    if not hu and pao is None and not peng and not chi and not unable:
+        return None
+    claim = Claim(*claim_args)
+    claim.pao_seat = pao
+    claim.unable_chi = unable
+    options = claim.options
+    for s in hu:
+        options[s] = [HU, PASS]
+    for s in peng:
+        options[s] = [HU, PASS, PENG] if s in options else [PASS, PENG]
+    for s, actions in chi:
+        opts = options.get(s)
+        options[s] = [*actions, *opts] if opts is not None else [*actions, PASS]
+    return claim
+
+
+def draw_claim(st: HandState, drawer: int, c: int, plain: bool) -> Claim | None:
+    """Claims on a shown stock card (§5.2.4); ``plain``: ``st._can_win`` is the engine's own."""
+    order = st._orders[drawer]
+    hu = _hu_seats(st, order, c, "self_draw", "other_draw", plain)
+    hands, groups = st.hands, st.groups
+    pao = None
+    if _laid(groups[drawer], c, ("peng",)):
+        pao = drawer
+    else:
+        for s in order[1:]:
+            if hands[s][c] == 3 or _laid(groups[s], c, _JOINS):
+                pao = s
+    chi_order = [drawer, st._next[drawer]]
+    peng: list[int] = []
+    chi: list = []
+    unable: list[int] = []
+    if pao is None:  # a forced 跑 outranks every 碰 and 吃: they are not offered
+        for s in order[1:]:
+            if hands[s][c] == 2 and _peng_ok(st, s, c):
+                peng.append(s)
+        for s in chi_order:
+            actions, cand = _chi(st, s, c)
+            if actions:
+                chi.append((s, actions))
+            elif cand:
+                unable.append(s)
+    return _finish(st, (c, "draw", drawer, order, chi_order), hu, pao, peng, chi, unable)
+
+
+def discard_claim(st: HandState, discarder: int, c: int, plain: bool) -> Claim | None:
+    """Claims on a discarded card (§5.1)."""
+    nxt = st._next[discarder]
+    order = st._orders[nxt][:-1]  # everyone but the discarder
+    hu = _hu_seats(st, order, c, "discard", "discard", plain) if st.rs.discard_win else []
+    hands, groups = st.hands, st.groups
+    pao = None
+    for s in order:  # a 碰 on the table never takes a discard (§5.5)
+        if hands[s][c] == 3 or _laid(groups[s], c, _WEI):
+            pao = s
+    chi_order = [nxt]
+    peng: list[int] = []
+    chi: list = []
+    unable: list[int] = []
+    if pao is None:
+        for s in order:
+            if hands[s][c] == 2 and _peng_ok(st, s, c):
+                peng.append(s)
+        actions, cand = _chi(st, nxt, c)
+        if actions:
+            chi.append((nxt, actions))
+        elif cand:
+            unable.append(nxt)
+    return _finish(st, (c, "discard", discarder, order, chi_order), hu, pao, peng, chi, unable)
