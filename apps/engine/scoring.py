@@ -26,8 +26,22 @@ from collections.abc import Sequence
 from operator import itemgetter as _items
 
 from .cards import IS_RED
-from .decompose import ADD_GE3, B7, FIELD, M80, NIBBLES, best_free_packed, free_shapes_packed
+from .decompose import (
+    ADD_GE1,
+    ADD_GE3,
+    B7,
+    CASE_SENT,
+    FIELD,
+    M80,
+    NIBBLES,
+    ONES10,
+    _cut_best,
+    best_free_packed,
+    free_shapes_packed,
+)
 from .groups import Group
+from .mingtang import BIG_FROM as _BIG_FROM
+from .mingtang import SMALL_FROM as _SMALL_FROM
 from .mingtang import MingtangContext, bonuses_of, fan_key, mingtang_of
 from .rules import RuleSet
 from .score_detail import (
@@ -40,7 +54,18 @@ from .score_detail import (
     score_win_slow,
     tun_of,
 )
-from .winning import ENC, F_CHI, F_FOUR, F_PENG, F_WEI, RuleContext, laid_flags, rule_context
+from .winning import (
+    _BY_ID,
+    ENC,
+    F_CHI,
+    F_FOUR,
+    F_PENG,
+    F_WEI,
+    RuleContext,
+    laid_flags,
+    packed_variants,
+    rule_context,
+)
 
 __all__ = ["WIN_BY", "ScoreResult", "can_win", "is_zimo", "score_win", "tun_of"]
 
@@ -48,6 +73,9 @@ _RED, _BIG, _NUM = 160, 168, 176  # where winning.ENC keeps the counts of red, b
 M160 = (1 << 160) - 1
 _GE3 = ADD_GE3 | (ADD_GE3 << 80)  # field + this has its top bit set iff field >= 3 (20 fields)
 _TOP = B7 | (B7 << 80)
+_GE1 = ADD_GE1
+_GE4 = sum(0x7C << (FIELD * c) for c in range(20))  # field + this has its top bit set iff field >= 4
+_RED_TOP = sum(0x80 << (FIELD * c) for c in range(20) if IS_RED[c])  # the top bit of each red card's field
 _SENT_NIB = (NIBBLES * 6, NIBBLES * 5, NIBBLES * 4)  # nibble + these has bit 3 set iff nibble >= 2, 3, 4
 _NIB8 = NIBBLES * 8
 _RED_RANKS = (1, 6, 9)
@@ -61,82 +89,12 @@ def _laid_info(rc: RuleContext, key: tuple[str, tuple[int, ...]]) -> tuple[int, 
     return info
 
 
-def _variants(rc: RuleContext, hp: int, fixed: int, flags: int, n_laid: int, card: int, win_by: str, dealer: bool) -> list:
-    """The ways the winning card counts (§8.2, as ``winning.variants``) with the right group count:
-    (fixed 胡息, free counts packed, 将 needed, all-red groups among the formed group and the 坎,
-    number of free cards besides the 将)."""
-    same = rc.same
-    h = hp & M160
-    n = (hp >> _NUM) & 0xFF
-    sh = FIELD * card
-    wb = 1 << sh
-    held = (h >> sh) & 0xFF
-    four = flags & F_FOUR
-    keep = formed = 0
-    if win_by == "reveal" and dealer:
-        h += wb
-        n += 1
-    elif held == 3:
-        fixed += same["ti" if win_by == "self_draw" else "pao"][card]
-        h -= 3 * wb
-        n -= 3
-        four = formed = 1
-    elif held < 2 and (flags >> (F_WEI + card)) & 1:
-        fixed += same["ti" if win_by == "self_draw" else "pao"][card] - same["wei"][card]
-        four = 1
-    elif held < 2 and (flags >> (F_PENG + card)) & 1 and win_by != "discard":
-        fixed += same["pao"][card] - same["peng"][card]
-        four = 1
-    elif held == 2 and win_by == "self_draw":
-        fixed += same["wei"][card]
-        h -= 2 * wb
-        n -= 2
-        formed = 1
-    elif held == 2:  # another player's card onto a pair: a 碰, or three free cards
-        out = _shape(rc, fixed + same["peng"][card], h - 2 * wb, n - 2, n_laid + 1, four, 0, IS_RED[card])
-        free = _shape(rc, fixed, h + wb, n + 1, n_laid, four, 0xFF << sh, 0)
-        return out + free
-    else:
-        h += wb
-        n += 1
-    if (h + _GE3) & _TOP:
-        return _shape(rc, fixed, h, n, n_laid + formed, four, keep, formed and IS_RED[card])
-    nf = n - 2 * four  # no 坎: the common case, inline
-    if nf >= 0 and nf % 3 == 0 and n_laid + formed + nf // 3 + four == rc.groups_to_win:
-        return [(fixed, h, four, formed and IS_RED[card], nf)]
-    return []
-
-
-def _shape(rc: RuleContext, fx: int, h: int, n: int, groups: int, need: int, keep: int, red_groups: int) -> list:
-    """Set the 坎 (and four of a kind held) aside; check the number of groups (§8.1)."""
-    k = ((h + _GE3) & _TOP) & ~keep
-    if k:
-        kan, ti = rc.same["kan"], rc.same["ti"]
-        while k:
-            low = k & -k
-            k ^= low
-            s = low.bit_length() - FIELD
-            m = (h >> s) & 0xFF
-            if m == 4:
-                fx += ti[s >> 3]
-                need = 1
-            else:
-                fx += kan[s >> 3]
-            h -= m << s
-            n -= m
-            groups += 1
-            red_groups += IS_RED[s >> 3]
-    nf = n - 2 * need
-    if nf >= 0 and nf % 3 == 0 and groups + nf // 3 + need == rc.groups_to_win:
-        return [(fx, h, need, red_groups, nf)]
-    return []
-
-
 def _fans(rc: RuleContext, key: tuple) -> tuple:
-    """(名堂, fan, bonuses, 胡息 multiplier, added tun) for ``(fan_key, 对对胡, 比, 双飘)``, memoised.
-    The +1 tun of 自摸 (``zimo = "+1tun"``) is not in it: it does not depend on the key."""
+    """(名堂, fan, bonuses, 胡息 multiplier, added tun) for ``key`` = the fields of ``mingtang.fan_key``
+    then 对对胡, 比, 双飘; memoised per ruleset. The +1 tun of 自摸 (``zimo = "+1tun"``) is not in it:
+    it does not depend on the key."""
     rs = rc.rs
-    (red, big, small, win_by, dealer, zimo, last_card, reveal_card, shua_hou), dui_dui, bi, piao = key
+    red, big, small, win_by, dealer, zimo, last_card, reveal_card, shua_hou, dui_dui, bi, piao = key
     ctx = MingtangContext(rs, red, big, small, win_by, dealer, zimo, last_card, reveal_card, shua_hou, dui_dui, bi, piao)
     mingtang, fan = mingtang_of(rs, ctx)
     bonuses = bonuses_of(rs, ctx)
@@ -158,18 +116,33 @@ def _piao_laid(groups: Sequence[Group]) -> tuple[int, int, int]:
     """(all-red laid groups, laid sentences by pattern packed 4 bits per id: small, big) for 比/双飘."""
     piao = ls = lb = 0
     for g in groups:
-        cards = g.cards
-        if all(IS_RED[c] for c in cards):
-            piao += 1
-        if g.kind == "chi" and cards[0] != cards[1] and cards[1] != cards[2]:
-            base = cards[0] // 10 * 10
-            ranks = (cards[0] - base, cards[1] - base, cards[2] - base)
-            pid = 8 if ranks == (1, 6, 9) else ranks[0]
-            if base:
-                lb += 1 << (4 * pid)
-            else:
-                ls += 1 << (4 * pid)
+        key = (g.kind, g.cards)
+        one = _PIAO_ONE.get(key) or _piao_one(key)
+        piao += one[0]
+        ls += one[1]
+        lb += one[2]
     return piao, ls, lb
+
+
+_PIAO_ONE: dict[tuple[str, tuple[int, ...]], tuple[int, int, int]] = {}
+
+
+def _piao_one(key: tuple[str, tuple[int, ...]]) -> tuple[int, int, int]:
+    """``_piao_laid`` of one laid group, memoised per (kind, cards)."""
+    kind, cards = key
+    piao = ls = lb = 0
+    if all(IS_RED[c] for c in cards):
+        piao = 1
+    if kind == "chi" and cards[0] != cards[1] and cards[1] != cards[2]:
+        base = cards[0] // 10 * 10
+        ranks = (cards[0] - base, cards[1] - base, cards[2] - base)
+        pid = 8 if ranks == (1, 6, 9) else ranks[0]
+        if base:
+            lb = 1 << (4 * pid)
+        else:
+            ls = 1 << (4 * pid)
+    out = _PIAO_ONE[key] = (piao, ls, lb)
+    return out
 
 
 def _bi(t: int) -> int:
@@ -211,10 +184,14 @@ def score_win(
     ``hand`` is the hidden hand before the winning card (for ``natural``: the whole dealt hand, the
     dealer's reveal card included, and ``win_card`` None). Forced actions caused by the winning card
     (RULES.md §8.2) are applied here.
+
+    One function on purpose (it is the hot path): the winning card's role (§8.2, as
+    ``winning.packed_variants``), the 坎 set aside all at once, the case look-ups and the scoring.
     """
     if win_card is None or win_by == "natural":
         return score_win_slow(rs, hand, groups, win_card, win_by, dealer, last_card, reveal_card)
-    rc = rule_context(rs)
+    hit = _BY_ID.get(id(rs))
+    rc = hit[1] if hit is not None and hit[0] is rs else rule_context(rs)
     hp = sum(_items(*hand)(ENC)) if len(hand) > 1 else sum(map(ENC.__getitem__, hand))
     fixed = flags = lenc = 0
     get = rc.laid_info.get
@@ -224,7 +201,127 @@ def score_win(
         fixed += info[0]
         lenc += info[1]
         flags |= info[2]
-    vs = _variants(rc, hp, fixed, flags, len(groups), win_card, win_by, dealer)
+    if rc.every_split or win_by == "reveal" or rc.kan3 is None:
+        return _score_split(rc, hand, groups, win_card, win_by, dealer, last_card, reveal_card, hp, fixed, flags, lenc)
+    # §8.2: the winning card's role. Each shape: (fixed 胡息, hand counts, cards, groups, 将?, kept field).
+    same = rc.same
+    h = hp & M160
+    n = (hp >> _NUM) & 0xFF
+    sh = FIELD * win_card
+    wb = 1 << sh
+    held = (h >> sh) & 0xFF
+    four = flags & F_FOUR
+    n_laid = len(groups)
+    if held == 3:
+        shapes = ((fixed + same["ti" if win_by == "self_draw" else "pao"][win_card], h - 3 * wb, n - 3, n_laid + 1, 1, 0),)
+    elif held < 2 and (flags >> (F_WEI + win_card)) & 1:
+        shapes = ((fixed + same["ti" if win_by == "self_draw" else "pao"][win_card] - same["wei"][win_card], h, n, n_laid, 1, 0),)
+    elif held < 2 and (flags >> (F_PENG + win_card)) & 1 and win_by != "discard":
+        shapes = ((fixed + same["pao"][win_card] - same["peng"][win_card], h, n, n_laid, 1, 0),)
+    elif held == 2 and win_by == "self_draw":
+        shapes = ((fixed + same["wei"][win_card], h - 2 * wb, n - 2, n_laid + 1, four, 0),)
+    elif held == 2:  # another player's card onto a pair: a 碰, or three free cards
+        shapes = (
+            (fixed + same["peng"][win_card], h - 2 * wb, n - 2, n_laid + 1, four, 0),
+            (fixed, h + wb, n + 1, n_laid, four, 0xFF << sh),
+        )
+    else:
+        shapes = ((fixed, h + wb, n + 1, n_laid, four, 0),)
+    to_win = rc.groups_to_win
+    min_huxi = rs.min_huxi
+    chi = flags & F_CHI
+    w0, w1, w2, w3 = w4 = rc.w4
+    kan_s, kan_b, kan_red = rc.kan3
+    cands = []
+    top = -1
+    for fx, h, n, ng, need, keep in shapes:
+        k = (h + _GE3) & _TOP
+        if k:  # set every 坎 aside (no four of a kind outside a reveal win)
+            if keep:
+                k &= ~keep
+            if (h + _GE4) & k:  # four of a kind held (never valid input here): the general path
+                return _score_split(
+                    rc, hand, groups, win_card, win_by, dealer, last_card, reveal_card, hp, fixed, flags, lenc
+                )
+            ks, kb = (k & M80).bit_count(), (k >> 80).bit_count()
+            fx += ks * kan_s + kb * kan_b
+            if kan_red:
+                fx += (k & _RED_TOP).bit_count() * kan_red
+            h -= (k >> 7) * 3
+            n -= 3 * (ks + kb)
+            ng += ks + kb
+        nf = n - 2 * need
+        if nf < 0 or nf % 3 or ng + nf // 3 + need != to_win:
+            continue
+        fs = h & M80
+        fb = h >> 80
+        if (fs + _GE1) & (fb + _GE1) & (fs + fb + ADD_GE3) & B7:
+            best = best_free_packed(fs, fb, need, w4)
+        elif need:
+            best = _cut_best(fs, fb, (((fs * ONES10) >> 72) & 0xFF) % 3, True, w4)
+        else:
+            e = CASE_SENT.get(fs)
+            if e is None:
+                continue
+            f = CASE_SENT.get(fb)
+            if f is None:
+                continue
+            best = e[0] * w0 + e[1] * w1 + f[0] * w2 + f[1] * w3
+        if best < 0:
+            continue
+        huxi = fx + best
+        if huxi > top:
+            top = huxi
+        if huxi >= min_huxi:
+            # 对对胡: no 吃 laid and nothing but the 将 among the free cards.
+            cands.append((huxi, not chi and nf == 0))
+    if not cands:
+        if top < 0:
+            return _INCOMPLETE
+        return _below_min(top, min_huxi)
+    t = hp + lenc + ENC[win_card]
+    red, big = (t >> _RED) & 0xFF, (t >> _BIG) & 0xFF
+    small = ((t >> _NUM) & 0xFF) - big
+    wbk, dealer_k, zimo_k, zimo_tun = rc.call_keys[win_by][dealer]
+    shua = len(hand) == 1 and hand[0] == win_card
+    fan_cache = rc.fan_cache
+    best_val = None
+    for huxi, dui_dui in cands:
+        key = (
+            red, big if big >= _BIG_FROM else 0, small if small >= _SMALL_FROM else 0, wbk, dealer_k, zimo_k,
+            last_card, reveal_card if rc.kai_di else None, shua, dui_dui, 0, 0,
+        )
+        mingtang, fan, bonuses, mul, tun_add = fan_cache.get(key) or _fans(rc, key)
+        if rc.one_xi_one_tun:
+            tun = max(1, huxi * mul) + tun_add + zimo_tun
+        else:
+            tun = max(1, (huxi * mul - min_huxi) // 3 + 1) + tun_add + zimo_tun
+        if best_val is None or (tun * fan, huxi) > best_val[0]:
+            best_val = ((tun * fan, huxi), tun, mingtang, fan, bonuses)
+    (score, shown), tun, mingtang, fan, bonuses = best_val  # type: ignore[misc]
+    result = object.__new__(LazyScoreResult)
+    result.__dict__.update(
+        win=True, reason=None, message=None, huxi=shown, counts={"red": red, "big": big, "small": small},
+        tun=tun, mingtang=mingtang, fan=fan, score=score, bonuses=bonuses,
+        _args=(rs, tuple(hand), tuple(groups), win_card, win_by, dealer, last_card, reveal_card),
+    )
+    return result
+
+
+def _below_min(top: int, min_huxi: int) -> ScoreResult:
+    return ScoreResult._fast(
+        win=False, reason="huxi_below_min", message=f"{top} 胡息 is below the minimum of {min_huxi}",
+        huxi=top, groups=(), counts={}, tun=0, mingtang=(), fan=0, score=0, bonuses=(),
+    )
+
+
+def _score_split(
+    rc: RuleContext, hand: Sequence[int], groups: Sequence[Group], win_card: int, win_by: str, dealer: bool,
+    last_card: bool, reveal_card: int | None, hp: int, fixed: int, flags: int, lenc: int,
+) -> ScoreResult:
+    """``score_win`` where every split counts (changsha's 比/双飘, 毛胡) and at a reveal win."""
+    rs = rc.rs
+    vs = packed_variants(rc, hp, fixed, flags, len(groups), win_card, win_by, dealer)
     if not vs:
         return _INCOMPLETE
     chi = flags & F_CHI
@@ -249,24 +346,20 @@ def score_win(
             if huxi > top:
                 top = huxi
             if huxi >= min_huxi:
-                # 对对胡: no 吃 laid and nothing but the 将 among the free cards.
                 cands.append((huxi, not chi and nf == 0, 0, 0))
     if not cands:
         if top < 0:
             return _INCOMPLETE
-        return ScoreResult._fast(
-            win=False, reason="huxi_below_min", message=f"{top} 胡息 is below the minimum of {min_huxi}",
-            huxi=top, groups=(), counts={}, tun=0, mingtang=(), fan=0, score=0, bonuses=(),
-        )
+        return _below_min(top, min_huxi)
     t = hp + lenc + ENC[win_card]
     red, big = (t >> _RED) & 0xFF, (t >> _BIG) & 0xFF
     small = ((t >> _NUM) & 0xFF) - big
     base = fan_key(rs, red, big, small, win_by, dealer, last_card, reveal_card, len(hand) == 1 and hand[0] == win_card)
     fan_cache = rc.fan_cache
-    zimo_tun = rc.zimo_tun and (win_by == "self_draw" or (win_by == "reveal" and dealer))
+    zimo_tun = rc.call_keys[win_by][dealer][3]
     best_val: tuple | None = None
     for huxi, dui_dui, bi, piao in cands:
-        key = (base, dui_dui, bi, piao)
+        key = base + (dui_dui, bi, piao)
         mingtang, fan, bonuses, mul, tun_add = fan_cache.get(key) or _fans(rc, key)
         shown = huxi
         if mao_hu and huxi == 0:
@@ -316,11 +409,11 @@ def can_win(
     if rs.mao_hu:
         return any(
             c[0] >= min_huxi or c[0] == 0
-            for v in _variants(rc, hp, fixed, flags, len(groups), win_card, win_by, dealer)
+            for v in packed_variants(rc, hp, fixed, flags, len(groups), win_card, win_by, dealer)
             for c in _every_split(rc, v, groups, False)
         )
     w0, w1, w2, w3 = w4 = rc.w4
-    for fx, h, need, _, _ in _variants(rc, hp, fixed, flags, len(groups), win_card, win_by, dealer):
+    for fx, h, need, _, _ in packed_variants(rc, hp, fixed, flags, len(groups), win_card, win_by, dealer):
         if fx < min_huxi and fx + _free_bound(h, w0, w1, w2, w3) < min_huxi:
             continue  # not enough 一二三/二七十 among the free cards: no split can reach min_huxi
         best = best_free_packed(h & M80, h >> 80, need, w4)

@@ -15,6 +15,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from .cards import IS_RED
+from .decompose import ADD_GE3, B7, FIELD
 from .huxi import SENTENCE_PATTERNS, group_huxi_by_key, same_huxi, sentence_weights, table_key
 from .rules import RuleSet
 
@@ -27,7 +28,7 @@ class RuleContext:
 
     __slots__ = (
         "rs", "key", "weights", "groups_to_win", "huxi", "value_cache", "every_split",
-        "w4", "same", "fan_cache", "laid_info", "one_xi_one_tun", "zimo_tun",
+        "w4", "same", "fan_cache", "laid_info", "one_xi_one_tun", "zimo_tun", "kan3", "call_keys", "kai_di",
     )
 
     def __init__(self, rs: RuleSet) -> None:
@@ -47,10 +48,33 @@ class RuleContext:
         self.fan_cache: dict[tuple, tuple] = {}
         self.one_xi_one_tun = rs.tun_mode == "1xi1tun"
         self.zimo_tun = rs.zimo == "+1tun"
+        # 坎 胡息 as (small, big, extra for a red card) when the table has that shape (it always
+        # has: §4.1 and luzhou's), so the scorer sets every 坎 aside at once; else None.
+        kan = self.same["kan"]
+        kan3 = (kan[0], kan[10], kan[1] - kan[0])
+        uniform = all(kan[c] == kan3[c >= 10] + IS_RED[c] * kan3[2] for c in range(20))
+        self.kan3 = kan3 if uniform else None
+        # Per (win_by, dealer): the part of ``mingtang.fan_key`` fixed by them, and the 自摸 +1 tun.
+        self.call_keys = {
+            wb: {d: _call_key(rs, wb, d) for d in (False, True)}
+            for wb in ("self_draw", "other_draw", "discard", "reveal", "natural")
+        }
+        self.kai_di = rs.kai_di_you_xi
 
     def huxi_of(self, kind: str, cards: tuple[int, ...]) -> int:
         h = self.huxi.get((kind, cards))
         return group_huxi_by_key(self.key, kind, cards) if h is None else h
+
+
+def _call_key(rs: RuleSet, win_by: str, dealer: bool) -> tuple[str, bool, bool, int]:
+    """(win_by, dealer, zimo fields of ``mingtang.fan_key``, 自摸 +1 tun) for one (win_by, dealer)."""
+    zimo = win_by in ("self_draw", "natural") or (win_by == "reveal" and dealer)
+    return (
+        "other_draw" if win_by == "self_draw" else win_by,
+        dealer and (win_by == "reveal" or win_by == "natural"),
+        zimo and rs.zimo == "fan",
+        int(rs.zimo == "+1tun" and (win_by == "self_draw" or (win_by == "reveal" and dealer))),
+    )
 
 
 # Packed cards (scoring.py's fast path): kind c at bit 8c, then counts of red cards (bit 160), big
@@ -237,3 +261,82 @@ def variants(
 def total_cards(hand: Sequence[int], laid: Sequence[GroupT], card: int | None) -> list[int]:
     """Every card of the winner (hand, laid groups, winning card)."""
     return list(hand) + [c for _, cards in laid for c in cards] + ([card] if card is not None else [])
+
+
+# ---- packed fast path (scoring.py) ----------------------------------------------------------
+
+_GE3 = ADD_GE3 | (ADD_GE3 << 80)  # field + this has its top bit set iff field >= 3 (20 fields)
+_TOP = B7 | (B7 << 80)
+M160 = (1 << 160) - 1
+_NUM = 176
+
+
+def packed_variants(rc: RuleContext, hp: int, fixed: int, flags: int, n_laid: int, card: int, win_by: str, dealer: bool) -> list:
+    """The ways the winning card counts (§8.2, as ``winning.variants``) with the right group count:
+    (fixed 胡息, free counts packed, 将 needed, all-red groups among the formed group and the 坎,
+    number of free cards besides the 将)."""
+    same = rc.same
+    h = hp & M160
+    n = (hp >> _NUM) & 0xFF
+    sh = FIELD * card
+    wb = 1 << sh
+    held = (h >> sh) & 0xFF
+    four = flags & F_FOUR
+    keep = formed = 0
+    if win_by == "reveal" and dealer:
+        h += wb
+        n += 1
+    elif held == 3:
+        fixed += same["ti" if win_by == "self_draw" else "pao"][card]
+        h -= 3 * wb
+        n -= 3
+        four = formed = 1
+    elif held < 2 and (flags >> (F_WEI + card)) & 1:
+        fixed += same["ti" if win_by == "self_draw" else "pao"][card] - same["wei"][card]
+        four = 1
+    elif held < 2 and (flags >> (F_PENG + card)) & 1 and win_by != "discard":
+        fixed += same["pao"][card] - same["peng"][card]
+        four = 1
+    elif held == 2 and win_by == "self_draw":
+        fixed += same["wei"][card]
+        h -= 2 * wb
+        n -= 2
+        formed = 1
+    elif held == 2:  # another player's card onto a pair: a 碰, or three free cards
+        out = packed_shape(rc, fixed + same["peng"][card], h - 2 * wb, n - 2, n_laid + 1, four, 0, IS_RED[card])
+        free = packed_shape(rc, fixed, h + wb, n + 1, n_laid, four, 0xFF << sh, 0)
+        return out + free
+    else:
+        h += wb
+        n += 1
+    if (h + _GE3) & _TOP:
+        return packed_shape(rc, fixed, h, n, n_laid + formed, four, keep, formed and IS_RED[card])
+    nf = n - 2 * four  # no 坎: the common case, inline
+    if nf >= 0 and nf % 3 == 0 and n_laid + formed + nf // 3 + four == rc.groups_to_win:
+        return [(fixed, h, four, formed and IS_RED[card], nf)]
+    return []
+
+
+def packed_shape(rc: RuleContext, fx: int, h: int, n: int, groups: int, need: int, keep: int, red_groups: int) -> list:
+    """Set the 坎 (and four of a kind held) aside; check the number of groups (§8.1)."""
+    k = ((h + _GE3) & _TOP) & ~keep
+    if k:
+        kan, ti = rc.same["kan"], rc.same["ti"]
+        while k:
+            low = k & -k
+            k ^= low
+            s = low.bit_length() - FIELD
+            m = (h >> s) & 0xFF
+            if m == 4:
+                fx += ti[s >> 3]
+                need = 1
+            else:
+                fx += kan[s >> 3]
+            h -= m << s
+            n -= m
+            groups += 1
+            red_groups += IS_RED[s >> 3]
+    nf = n - 2 * need
+    if nf >= 0 and nf % 3 == 0 and groups + nf // 3 + need == rc.groups_to_win:
+        return [(fx, h, need, red_groups, nf)]
+    return []
