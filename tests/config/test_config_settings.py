@@ -84,6 +84,7 @@ def _find_router(app):
     raise AssertionError("no URLRouter in the websocket stack")
 
 
+@pytest.mark.django_db(transaction=True)
 async def test_websocket_route_table_is_consulted():
     from channels.generic.websocket import WebsocketConsumer
     from django.urls import path
