@@ -1,6 +1,6 @@
 """The Paohuzi (跑胡子) rules engine: pure Python, standard library only (no Django).
 
-Public API (notes/CONTRACTS.md): rulesets, the ``Hand`` state machine with its actions and
+Public API (see README.md beside this file): rulesets, the ``Hand`` state machine with its actions and
 events, replay, scoring and settlement, bots, the shuffle and card notation.
 """
 

@@ -292,18 +292,28 @@ def score_win(
             last_card, reveal_card if rc.kai_di else None, shua, dui_dui, 0, 0,
         )
         mingtang, fan, bonuses, mul, tun_add = fan_cache.get(key) or _fans(rc, key)
-        if rc.one_xi_one_tun:
-            tun = max(1, huxi * mul) + tun_add + zimo_tun
-        else:
-            tun = max(1, (huxi * mul - min_huxi) // 3 + 1) + tun_add + zimo_tun
+        tun = _tun(rc, huxi, mul, tun_add + zimo_tun)
         if best_val is None or (tun * fan, huxi) > best_val[0]:
             best_val = ((tun * fan, huxi), tun, mingtang, fan, bonuses)
-    (score, shown), tun, mingtang, fan, bonuses = best_val  # type: ignore[misc]
+    return _lazy_win(best_val, red, big, small, (rs, hand, groups, win_card, win_by, dealer, last_card, reveal_card))
+
+
+def _tun(rc: RuleContext, huxi: int, mul: int, extra: int) -> int:
+    """§9.1: 胡息 (× the 天胡 multiplier) → tun, never below 1, plus 自摸/开底有喜 tun."""
+    if rc.one_xi_one_tun:
+        return max(1, huxi * mul) + extra
+    return max(1, (huxi * mul - rc.rs.min_huxi) // 3 + 1) + extra
+
+
+def _lazy_win(best_val: tuple, red: int, big: int, small: int, args: tuple) -> ScoreResult:
+    """The best candidate as a result whose group detail is built only when read."""
+    (score, shown), tun, mingtang, fan, bonuses = best_val
+    rs, hand, groups, *rest = args
     result = object.__new__(LazyScoreResult)
     result.__dict__.update(
         win=True, reason=None, message=None, huxi=shown, counts={"red": red, "big": big, "small": small},
         tun=tun, mingtang=mingtang, fan=fan, score=score, bonuses=bonuses,
-        _args=(rs, tuple(hand), tuple(groups), win_card, win_by, dealer, last_card, reveal_card),
+        _args=(rs, tuple(hand), tuple(groups), *rest),
     )
     return result
 
@@ -365,20 +375,10 @@ def _score_split(
         if mao_hu and huxi == 0:
             shown = MAO_HU_HUXI
             bonuses += (("mao_hu", "huxi", MAO_HU_HUXI),)
-        if rc.one_xi_one_tun:
-            tun = max(1, shown * mul) + tun_add + zimo_tun
-        else:
-            tun = max(1, (shown * mul - min_huxi) // 3 + 1) + tun_add + zimo_tun
+        tun = _tun(rc, shown, mul, tun_add + zimo_tun)
         if best_val is None or (tun * fan, shown) > best_val[0]:
             best_val = ((tun * fan, shown), tun, mingtang, fan, bonuses)
-    (score, shown), tun, mingtang, fan, bonuses = best_val  # type: ignore[misc]
-    result = object.__new__(LazyScoreResult)
-    result.__dict__.update(
-        win=True, reason=None, message=None, huxi=shown, counts={"red": red, "big": big, "small": small},
-        tun=tun, mingtang=mingtang, fan=fan, score=score, bonuses=bonuses,
-        _args=(rs, tuple(hand), tuple(groups), win_card, win_by, dealer, last_card, reveal_card),
-    )
-    return result
+    return _lazy_win(best_val, red, big, small, (rs, hand, groups, win_card, win_by, dealer, last_card, reveal_card))
 
 
 def can_win(
