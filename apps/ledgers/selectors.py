@@ -128,13 +128,18 @@ class TableFacts:
 
 @dataclass(frozen=True)
 class HandFacts:
-    """What settlement reads of a tables.Hand, with its table, seats and their accounts."""
+    """What settlement reads of a tables.Hand, with its table, seats and their accounts.
+
+    Only the parts of the snapshot that settlement needs are read (``ruleset_json``,
+    ``state_dealer``); ``full_state()`` fetches the whole snapshot for a replay.
+    """
 
     pk: int
     status: str
     number: int
     dealer: int
-    state: dict
+    ruleset_json: dict | None
+    state_dealer: int | None
     piao: dict
     result: dict | None
     table: TableFacts
@@ -143,41 +148,55 @@ class HandFacts:
     seat_users: dict = field(default_factory=dict)  # {seat: user_id | None}
     accounts: dict = field(default_factory=dict)  # {user_id: member Account id} (existing ones)
 
+    def full_state(self) -> dict:
+        from apps.tables.models import Hand
+
+        return Hand.objects.values_list("state", flat=True).get(pk=self.pk)
+
 
 def _json(value):
     return json.loads(value) if isinstance(value, str | bytes) else value
 
 
 def hand_facts(*, hand_id: int, key: str) -> HandFacts | None:
+    """One query: the hand, its table, "already settled?", its seats and their member accounts."""
     from apps.tables.models import Hand, Seat, Table
 
     hand_t, table_t, seat_t = Hand._meta.db_table, Table._meta.db_table, Seat._meta.db_table
     txn_t, account_t = Transaction._meta.db_table, Account._meta.db_table
     players = "h.players" if any(f.name == "players" for f in Hand._meta.concrete_fields) else "NULL"
+    if connection.vendor == "postgresql":  # not the whole snapshot (actions, events): two keys of it
+        snapshot = "h.state -> 'ruleset', h.state -> 'dealer'"
+    else:
+        snapshot = "h.state, NULL"
+    index = connection.ops.quote_name("index")
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT h.id, h.status, h.number, h.dealer, h.state, h.piao, h.result, "
+            f"SELECT h.id, h.status, h.number, h.dealer, {snapshot}, h.piao, h.result, "
             f"t.id, t.club_id, t.base_score, t.name, t.practice, "
-            f"(SELECT x.id FROM {txn_t} x WHERE x.idempotency_key = %s), {players} "
-            f"FROM {hand_t} h JOIN {table_t} t ON t.id = h.table_id WHERE h.id = %s",
+            f"(SELECT x.id FROM {txn_t} x WHERE x.idempotency_key = %s), {players}, "
+            f"s.{index}, s.user_id, a.id "
+            f"FROM {hand_t} h JOIN {table_t} t ON t.id = h.table_id "
+            f"LEFT JOIN {seat_t} s ON s.table_id = t.id "
+            f"LEFT JOIN {account_t} a ON a.user_id = s.user_id AND a.club_id = t.club_id AND a.kind = 'member' "
+            f"WHERE h.id = %s",
             [key, hand_id],
         )
-        row = cursor.fetchone()
-        if row is None:
-            return None
-        table = TableFacts(row[7], row[8], row[9], row[10], bool(row[11]))
-        facts = HandFacts(row[0], row[1], row[2], row[3], _json(row[4]), _json(row[5]) or {}, _json(row[6]),
-                          table, row[12], _json(row[13]))
-        if facts.settled_id is not None or facts.status != "finished":
-            return facts
-        cursor.execute(
-            f"SELECT s.{connection.ops.quote_name('index')}, s.user_id, a.id FROM {seat_t} s "
-            f"LEFT JOIN {account_t} a ON a.user_id = s.user_id AND a.club_id = %s AND a.kind = 'member' "
-            f"WHERE s.table_id = %s",
-            [table.club_id, table.pk],
-        )
-        for seat, user_id, account_id in cursor.fetchall():
-            facts.seat_users[int(seat)] = user_id
-            if account_id is not None:
-                facts.accounts[user_id] = account_id
+        rows = cursor.fetchall()
+    if not rows:
+        return None
+    row = rows[0]
+    ruleset, state_dealer = _json(row[4]), _json(row[5])
+    if connection.vendor != "postgresql":
+        state = ruleset or {}
+        ruleset, state_dealer = state.get("ruleset"), state.get("dealer")
+    table = TableFacts(row[8], row[9], row[10], row[11], bool(row[12]))
+    facts = HandFacts(row[0], row[1], row[2], row[3], ruleset, state_dealer, _json(row[6]) or {}, _json(row[7]),
+                      table, row[13], _json(row[14]))
+    for *_, seat, user_id, account_id in rows:
+        if seat is None:
+            continue
+        facts.seat_users[int(seat)] = user_id
+        if account_id is not None:
+            facts.accounts[user_id] = account_id
     return facts

@@ -17,7 +17,7 @@ from apps.clubs.models import Club, Membership
 
 from . import selectors
 from .models import EntryKind, Transaction, TransactionKind
-from .posting import Line, PostResult, club_account, member_accounts, post_transaction
+from .posting import Line, PostResult, club_account, member_accounts, post_settlement, post_transaction
 from .settlement import hand_settlement
 
 HAND_FINISHED = "finished"
@@ -51,7 +51,7 @@ def settle_hand(*, hand_id: int) -> SettleOutcome:
     ``hand:<id>`` key decides inside the posting's database transaction.
     """
     key = hand_key(hand_id)
-    # Two plain queries: the hand (+ "already settled?") and its seats with their accounts.
+    # One plain query: the hand, its table, "already settled?", its seats with their accounts.
     hand = selectors.hand_facts(hand_id=hand_id, key=key)
     if hand is None:
         return SettleOutcome("missing")
@@ -67,7 +67,8 @@ def settle_hand(*, hand_id: int) -> SettleOutcome:
         practice=table.practice,
         known_accounts=hand.accounts,
     )
-    result: PostResult = post_transaction(
+    # One statement on PostgreSQL; the unique key decides (a duplicate is reported as "already").
+    txn_id, created = post_settlement(
         club_id=table.club_id,
         kind=TransactionKind.HAND,
         idempotency_key=key,
@@ -75,9 +76,8 @@ def settle_hand(*, hand_id: int) -> SettleOutcome:
         hand_id=hand.pk,
         memo=f"{table.name} #{hand.number}"[:200],
         detail=plan.detail,
-        precheck=False,  # just checked above; the unique key decides anyway
     )
-    return SettleOutcome("posted" if result.created else "already", result.transaction.pk, table.club_id)
+    return SettleOutcome("posted" if created else "already", txn_id, table.club_id)
 
 
 def _require_manager(*, club: Club, by) -> Membership:

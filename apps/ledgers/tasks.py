@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 from celery import shared_task
 from django.core.cache import cache
-from django.db import DatabaseError
+from django.db import DatabaseError, close_old_connections
 
 from . import leaderboards, selectors, services
 
@@ -26,6 +26,10 @@ LEADERBOARD_DEBOUNCE_SECONDS = 10
     max_retries=8,
 )
 def settle_hand(self, hand_id: int) -> str:
+    if not self.request.is_eager:
+        # What Django does per request: drop a broken or CONN_MAX_AGE-expired connection (a worker
+        # that reuses connections, see bench_worker.py, would otherwise keep a broken one).
+        close_old_connections()
     outcome = services.settle_hand(hand_id=hand_id)
     if outcome.status == "posted" and outcome.club_id is not None:
         schedule_leaderboard_rebuild(outcome.club_id)

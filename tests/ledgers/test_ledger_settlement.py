@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 
 import pytest
-from django.db import connection
+from django.db import DatabaseError, connection
 
 from apps.ledgers import services, tasks
 from apps.ledgers.models import Account, Entry, Transaction
@@ -136,9 +136,12 @@ def test_task_crashing_before_commit_leaves_nothing_and_retry_posts(make_finishe
     def boom(lines):
         raise RuntimeError("crash inside the posting transaction")
 
-    monkeypatch.setattr(posting, "_apply_balances", boom)
-    with pytest.raises(RuntimeError):
+    monkeypatch.setattr(posting, "_apply_balances", boom)  # the ORM path (SQLite)
+    # PostgreSQL posts in one statement: make it fail after its inserts and balance updates ran.
+    monkeypatch.setattr(posting, "_PG_SETTLEMENT", posting._PG_SETTLEMENT.replace("SELECT id FROM txn", "SELECT id / 0 FROM txn"))
+    with pytest.raises((RuntimeError, DatabaseError)):
         services.settle_hand(hand_id=hand.pk)
+    assert all(a.balance == 0 for a in Account.objects.all())
     assert not Transaction.objects.exists() and not Entry.objects.exists()
     monkeypatch.undo()
     assert services.settle_hand(hand_id=hand.pk).status == "posted"
@@ -194,3 +197,19 @@ def test_same_hand_settled_concurrently_yields_one_transaction(make_finished_han
     assert Entry.objects.filter(transaction__hand=hand).count() == 6
     for account in Account.objects.all():
         assert account.balance == sum(Entry.objects.filter(account=account).values_list("amount", flat=True))
+
+
+def test_hand_without_a_usable_stored_result_is_replayed(make_finished_hand):
+    """The hot path reads the stored engine result; without one the hand is replayed, same lines."""
+    from apps.tables.models import Hand
+
+    piao = {0: 1, 1: 2, 2: 5}
+    hand = make_finished_hand(options={"piao": True, "piao_mode": "both"}, piao=piao, base=2)
+    twin = make_finished_hand(options={"piao": True, "piao_mode": "both"}, piao=piao, base=2, table=hand.table)
+    Hand.objects.filter(pk=twin.pk).update(result={"winner": hand.result["winner"]})  # no settlement part
+    assert services.settle_hand(hand_id=hand.pk).status == "posted"
+    assert services.settle_hand(hand_id=twin.pk).status == "posted"
+    fast, replayed = Transaction.objects.get(hand=hand), Transaction.objects.get(hand=twin)
+    assert lines_by_seat(fast) == lines_by_seat(replayed) == expected(
+        hand, mode="both", piao=piao, base=2, active=[0, 1, 2]
+    )

@@ -1,4 +1,4 @@
-"""Settlement throughput and crash-safety bench (see /work/notes/README_ledgers.md).
+"""Settlement throughput and crash-safety bench (see README.md, "Ledgers").
 
 1. Plays a few real engine hands with the bots (several presets, piao modes, a sit_out table).
 2. Bulk-creates ``--hands`` finished tables.Hand rows reusing those states, on many tables.
@@ -70,8 +70,13 @@ class Command(BaseCommand):
         parser.add_argument("--tables", type=int, default=200)
         parser.add_argument("--spawn-worker", action="store_true", help="start (and stop) the worker here")
         parser.add_argument("--concurrency", type=int, default=2, help="processes per prefork worker")
-        parser.add_argument("--pool", choices=["prefork", "solo"], default="prefork")
-        parser.add_argument("--workers", type=int, default=1, help="worker processes to start (solo pool)")
+        parser.add_argument("--pool", choices=["prefork", "solo", "threads"], default="prefork")
+        parser.add_argument("--workers", type=int, default=1, help="worker processes to start")
+        parser.add_argument("--prefetch", type=int, default=4, help="worker --prefetch-multiplier")
+        parser.add_argument("--no-reuse-connections", dest="reuse_connections", action="store_false",
+                            help="start workers with -A config (Celery then reconnects to PostgreSQL per task)")
+        parser.add_argument("--batch", type=int, default=500,
+                            help="enqueue through a Redis pipeline flushed every N messages (1: one round trip each)")
         parser.add_argument("--kill-at", type=float, default=0.0, help="kill -9 the worker at this fraction")
         parser.add_argument("--timeout", type=float, default=600.0)
 
@@ -141,13 +146,15 @@ class Command(BaseCommand):
     def start_worker(self, opts, index: int = 0):
         env = {**os.environ, "CONN_MAX_AGE": os.environ.get("CONN_MAX_AGE", "60")}
         log = open(os.environ.get("LEDGER_BENCH_WORKER_LOG", "/tmp/ledger_bench_worker.log"), "ab")
-        cmd = [sys.executable, "-m", "celery", "-A", "config", "worker", "-l", "warning",
+        app = "apps.ledgers.bench_worker" if opts["reuse_connections"] else "config"
+        cmd = [sys.executable, "-m", "celery", "-A", app, "worker", "-l", "warning",
                "-P", opts["pool"], "-c", str(opts["concurrency"]), "-n", f"bench{index}@%h",
-               "--without-gossip", "--without-mingle", "--without-heartbeat"]
+               "--without-gossip", "--without-mingle", "--without-heartbeat",
+               "--prefetch-multiplier", str(opts["prefetch"]), "-O", "fair"]
         proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=log, start_new_session=True,
                                 cwd=settings.BASE_DIR)
         self.stdout.write(f"worker started: pid {proc.pid} (process group {proc.pid}), pool {opts['pool']}, "
-                          f"concurrency {1 if opts['pool'] == 'solo' else opts['concurrency']}")
+                          f"concurrency {1 if opts['pool'] == 'solo' else opts['concurrency']}, prefetch {opts['prefetch']}")
         return proc
 
     @staticmethod
@@ -193,9 +200,15 @@ class Command(BaseCommand):
         total = len(hand_ids)
         t0 = time.monotonic()
         app = tasks.settle_hand.app
+        # Still one settle_hand message per hand; kombu's producer batch only pipelines the LPUSHes.
         with app.producer_or_acquire() as producer:
-            for hand_id in hand_ids:
-                tasks.settle_hand.apply_async(args=[hand_id], producer=producer)
+            if opts["batch"] > 1:
+                with producer.batch(max_size=opts["batch"]):
+                    for hand_id in hand_ids:
+                        tasks.settle_hand.apply_async(args=[hand_id], producer=producer)
+            else:
+                for hand_id in hand_ids:
+                    tasks.settle_hand.apply_async(args=[hand_id], producer=producer)
         self.stdout.write(f"enqueued {total} settle_hand tasks in {time.monotonic() - t0:.1f}s")
         killed_at, last, last_change, swept = None, -1, time.monotonic(), 0
         while True:
