@@ -122,7 +122,8 @@ if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [REDIS_URL]},
+            # redis-py's pool defaults to 100 connections: too few for hundreds of sockets.
+            "CONFIG": {"hosts": [{"address": REDIS_URL, "max_connections": 1000}]},
         }
     }
     CELERY_BROKER_URL = REDIS_URL
@@ -134,6 +135,10 @@ else:
     CELERY_RESULT_BACKEND = "cache+memory://"
     CELERY_TASK_ALWAYS_EAGER = True
     CELERY_TASK_EAGER_PROPAGATES = True
+
+# Seconds a bot or 托管 seat waits before it plays, so people can follow ("0.6,1.2": a random
+# delay in that range; "0": at once). Tests play at once.
+TABLES_BOT_DELAY = [float(x) for x in os.environ.get("TABLES_BOT_DELAY", "0.6,1.2").split(",") if x.strip()]
 
 CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"

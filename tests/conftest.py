@@ -10,8 +10,10 @@ _counter = itertools.count(1)
 
 
 @pytest.fixture(autouse=True)
-def _fast_password_hasher(settings):
+def _test_settings(settings):
+    """Fast password hashing; bots and 托管 play at once instead of after a human-paced delay."""
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    settings.TABLES_BOT_DELAY = 0
 
 
 @pytest.fixture

@@ -1,17 +1,28 @@
 """An in-process stand-in for Celery beat: runs every CELERY_BEAT_SCHEDULE entry at its interval.
 
-Tasks are looked up by NAME in the Celery app (so clubs never imports tables or ledgers) and run
-in this thread. An exception is logged and the loop goes on: a task error never kills the server.
+Tasks are looked up by NAME in the Celery app (so clubs never imports tables or ledgers). An
+exception is logged and the loop goes on: a task error never kills the server.
+
+Two ways to run it:
+- ``run_async()`` — under ``manage.py serve``: an asyncio task in Daphne's own event loop; each task
+  runs in a worker thread (``sync_to_async(thread_sensitive=False)``). What a task sends through
+  the channel layer (``async_to_sync(group_send)`` inside that thread) then runs on Daphne's loop,
+  where the in-memory channel layer and the sockets' queues live, so time-outs and bot moves reach
+  the open sockets.
+- ``start()`` — a plain thread (the tasks run in it); only right with a cross-process channel layer
+  (Redis), since an in-memory layer's messages sent from another loop are never delivered.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import threading
 import time
 from datetime import timedelta
 from typing import Any
 
+from asgiref.sync import sync_to_async
 from django.db import close_old_connections
 
 log = logging.getLogger(__name__)
@@ -69,8 +80,7 @@ class PeriodicRunner(threading.Thread):
         finally:
             close_old_connections()
 
-    def run(self) -> None:
-        self._app()
+    def _first_due(self) -> dict[str, float]:
         due: dict[str, float] = {}
         now = time.monotonic()
         for key, entry in self.schedule.items():
@@ -79,6 +89,11 @@ class PeriodicRunner(threading.Thread):
                 log.warning("periodic runner: entry %r has no usable interval; skipped", key)
                 continue
             due[key] = now + seconds
+        return due
+
+    def run(self) -> None:
+        self._app()
+        due = self._first_due()
         while not self.stop_event.is_set():
             now = time.monotonic()
             for key, when in list(due.items()):
@@ -86,3 +101,19 @@ class PeriodicRunner(threading.Thread):
                     self.run_entry(key, self.schedule[key])
                     due[key] = time.monotonic() + interval_seconds(self.schedule[key]["schedule"])
             self.stop_event.wait(self.tick)
+
+    async def run_async(self) -> None:
+        """The same schedule as a task of the running event loop (see the module doc)."""
+        in_thread = sync_to_async(self.run_entry, thread_sensitive=False)
+        await sync_to_async(self._app, thread_sensitive=False)()
+        due = self._first_due()
+        while not self.stop_event.is_set():
+            now = time.monotonic()
+            for key, when in list(due.items()):
+                if now >= when:
+                    try:
+                        await in_thread(key, self.schedule[key])
+                    except Exception:  # run_entry logs task errors itself; never stop the loop
+                        log.exception("periodic runner: entry %r failed", key)
+                    due[key] = time.monotonic() + interval_seconds(self.schedule[key]["schedule"])
+            await asyncio.sleep(self.tick)

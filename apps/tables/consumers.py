@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import json
 import logging
+import os
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from django.db import connection
 
 from . import dissolve, play, services
 from .context import TableError
@@ -22,6 +25,23 @@ from .outbox import viewer_key
 from .selectors import access_for, table_snapshot
 
 log = logging.getLogger(__name__)
+
+# Its own pool: the loop's default executor also serves asyncio internals (getaddrinfo, ...).
+DB_EXECUTOR = ThreadPoolExecutor(max_workers=int(os.environ.get("TABLES_DB_THREADS", "8")),
+                                 thread_name_prefix="tables-db")
+
+
+def db_call(func):
+    """``func`` run in a worker thread with its own DB connection.
+
+    Table services serialise on the Table row lock, so on PostgreSQL several tables' actions run
+    side by side in a thread pool instead of queueing on Channels' single sync thread. SQLite has
+    one writer: there they stay on the shared thread.
+    """
+    if connection.vendor == "sqlite":
+        return database_sync_to_async(func)
+    return database_sync_to_async(func, thread_sensitive=False, executor=DB_EXECUTOR)
+
 
 CLOSE_FORBIDDEN = 4403
 CLOSE_NOT_FOUND = 4404
@@ -95,15 +115,14 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
         if key == "spectator" and not await self._may_watch():
             return
         self.seq = message["seq"]
-        await self.send_json({"type": "update", "from_seq": message["from_seq"], "seq": message["seq"],
-                              "events": view["events"], "state": view["state"]})
+        await self.send(text_data=view)  # the viewer's ``update``, encoded once by the outbox
 
     async def _send_state(self) -> None:
         access = await self._access()
         if not access:
             await self.close(code=CLOSE_FORBIDDEN)
             return
-        snap = await database_sync_to_async(table_snapshot)(table_id=self.table_id, viewer=access.seat)
+        snap = await db_call(table_snapshot)(table_id=self.table_id, viewer=access.seat)
         self.seq = snap["seq"]
         await self.send_json({"type": "state", "seq": snap["seq"], "state": snap["state"]})
 
@@ -112,7 +131,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
 
     # ---- helpers ------------------------------------------------------------------------------
     async def _call(self, verb, **kwargs: Any) -> None:
-        await database_sync_to_async(verb)(user=self.user, table_id=self.table_id, **kwargs)
+        await db_call(verb)(user=self.user, table_id=self.table_id, **kwargs)
 
     @database_sync_to_async
     def _access(self):

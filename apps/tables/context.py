@@ -9,9 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.db import transaction
 from django.utils import timezone
 
-from . import engine_io
+from . import engine_io, hand_cache
 from .models import Hand, HandStatus, Seat, Table
 from .outbox import Outbox
 
@@ -55,11 +56,28 @@ class Ctx:
                 seat.save()
         if self.hand is not None and self.hand_dirty:
             self.hand.state = engine_io.dump_hand(self.engine_hand)
-            self.hand.save()
+            if self.hand.status == HandStatus.PLAYING and not self.hand._state.adding:
+                self.hand.save(update_fields=["state"])  # a move inside the hand changes only the state
+            else:
+                self.hand.save()
         if self.outbox.pending:
             self.outbox.flush(seats=self.seats, hand=self.hand, engine_hand=self.engine_hand)
         else:
             self.table.save()
+        if self.hand is not None and self.engine_hand is not None:
+            table, hand, engine_hand = self.table, self.hand, self.engine_hand
+            transaction.on_commit(lambda: hand_cache.store(table, hand, engine_hand))
+
+    def mutating(self) -> None:
+        """Call before the engine hand changes: its cache entry is dropped until the commit."""
+        hand_cache.invalidate(self.table.pk)
+
+    @property
+    def autoplay_due(self) -> bool:
+        """A bot or 托管 seat must decide now (after ``save``): ``play.autoplay`` has work."""
+        hand = self.engine_hand
+        return (hand is not None and not hand.finished and self.table.stage == "hand"
+                and any(self.seats[s].autoplay for s in hand.to_act()))
 
 
 def lock(table_id: int) -> Ctx:
@@ -67,10 +85,21 @@ def lock(table_id: int) -> Ctx:
     table = Table.objects.select_for_update().filter(pk=table_id).first()
     if table is None:
         raise TableError("no_table", "This table does not exist.")
-    seats = list(Seat.objects.filter(table=table).select_related("user").order_by("index"))
-    hand = table.hands.order_by("-number").first()
-    engine_hand = engine_io.load_hand(hand.state) if hand is not None else None
+    seats = load_seats(table)
+    hand, engine_hand = hand_cache.get(table) or current_hand(table)
     return Ctx(table, seats, hand, engine_hand, Outbox(table))
+
+
+def load_seats(table: Table) -> list[Seat]:
+    return list(Seat.objects.filter(table=table).select_related("user").order_by("index"))
+
+
+def current_hand(table: Table) -> tuple[Hand | None, object]:
+    """The table's last hand row (``state`` deferred) and its engine hand rebuilt from ``state``."""
+    hand = table.hands.defer("state").order_by("-number").first()
+    if hand is None:
+        return None, None
+    return hand, engine_io.load_hand(hand.state)
 
 
 def now():

@@ -1,8 +1,7 @@
 """The one place apps.tables touches the engine: build, load, save, redact, choose for bots.
 
 Redaction goes through the engine only (``Event.for_viewer`` / ``Hand.view``); a spectator is
-``None``. ``spectator_event`` double-checks the spectator copy against a non-seat viewer so a
-spectator never receives more than a player who is not the event's seat.
+``None`` and sees no hidden card (tests/tables/test_tables_leaks.py checks every copy sent).
 """
 
 from __future__ import annotations
@@ -15,8 +14,6 @@ from apps.engine.bots import bot_choose
 from apps.engine.dealer import next_dealer  # noqa: F401 - re-exported
 from apps.engine.hand import Action, Hand, IllegalAction  # noqa: F401 - re-exported
 from apps.engine.rules import RuleSet
-
-NOT_A_SEAT = -1
 
 
 def ruleset_of(data: dict) -> RuleSet:
@@ -42,34 +39,19 @@ def event_for(ev: Any, viewer: int | None) -> dict | None:
     """
     if ev.type == "pass" and ev.seat != viewer:
         return None
-    if viewer is None:
-        return spectator_event(ev)
     return ev.for_viewer(viewer)
 
 
-def spectator_event(ev: Any) -> dict:
-    spectator = ev.for_viewer(None)
-    outsider = ev.for_viewer(NOT_A_SEAT)
-    return spectator if spectator == outsider else outsider
-
-
 def view_for(hand: Hand, viewer: int | None) -> dict:
-    """``hand.view`` for a seat, or a spectator's view built as a non-seat's (see the module doc).
+    """``hand.view`` for a seat, or for a spectator (``None``: the engine hides every hidden card).
 
     Before the end, who may claim the card in question is private: ``to_act`` keeps only the
-    discarder (public) or the viewer himself.
+    discarder (public) or the viewer himself (the engine does the same; kept as a second guard).
     """
-    if viewer is not None:
-        view = hand.view(viewer)
-    else:
-        view = hand.view(NOT_A_SEAT)
-        view.update(viewer=None, pending={}, legal_actions={})
-        view.pop("chou", None)
+    view = hand.view(viewer)
     if not hand.finished:
         turn = discard_seat(hand)
         view["to_act"] = [turn] if turn is not None else ([viewer] if viewer in hand.to_act() else [])
-        if viewer is None:
-            view["pending"] = {}
     return view
 
 

@@ -2,11 +2,43 @@
 
 from __future__ import annotations
 
+from functools import cache
+
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 
-def table_strings() -> dict[str, str]:
+@cache
+def mingtang_chinese() -> dict[str, str]:
+    """名堂 / bonus names (snake-case pinyin, as in results) -> the Chinese word players use."""
+    from apps.engine import mingtang
+
+    names: dict[str, str] = {}
+    for value in vars(mingtang).values():
+        rows = value if isinstance(value, list | tuple) else (value.values() if isinstance(value, dict) else ())
+        for row in rows:
+            for item in row if isinstance(row, list | tuple) else (row,):
+                name, chinese = getattr(item, "name", None), getattr(item, "chinese", None)
+                if isinstance(name, str) and isinstance(chinese, str):
+                    names.setdefault(name, chinese)
+    return names
+
+
+def mingtang_labels() -> dict[str, str]:
+    if (get_language() or "zh-hans").startswith("zh"):
+        return dict(mingtang_chinese())
+    return {name: name.replace("_", " ").title() for name in mingtang_chinese()}
+
+
+def table_strings() -> dict:
     return {
+        "mingtangNames": mingtang_labels(),
+        "error_generic": _("That did not work; the table was refreshed."),
+        "error_no_hand": _("No hand is being played."), "error_bad_stage": _("Not possible at this moment."),
+        "error_piao_chosen": _("You have already chosen."), "error_bad_piao": _("Choose one of the offered piao values."),
+        "error_not_seated": _("You have no seat at this table."), "error_table_closed": _("This table is closed."),
+        "error_not_allowed": _("You may not do that."), "error_not_your_card": _("That card is not in your hand."),
+        "error_bad_action": _("That move is not allowed now."), "error_bad_card": _("That card is not in your hand."),
         "chi": _("Chi"), "peng": _("Peng"), "hu": _("Hu"), "pass": _("Pass"), "discard": _("Discard"),
         "ti": _("Ti"), "pao": _("Pao"), "wei": _("Wei"), "chou_wei": _("Chou wei"), "kan": _("Kan"),
         "sentence": _("Sentence"), "jiao": _("Jiao"), "jiang": _("Pair"),
@@ -33,4 +65,8 @@ def table_strings() -> dict[str, str]:
         "error_illegal_action": _("That move is not allowed now."),
         "win_self_draw": _("Self-drawn"), "win_other_draw": _("On a drawn card"), "win_discard": _("On a discard"),
         "win_reveal": _("On the reveal card"), "win_natural": _("Natural win"),
+        "botThinking": _("Bot is thinking…"),
+        "preset_basic": _("Basic rules"), "preset_half": _("Half mingtang"), "preset_full": _("Full mingtang"),
+        "preset_changsha": _("Changsha rules"), "preset_quanmin": _("Quanmin rules"),
+        "preset_chenzhou": _("Chenzhou rules"), "preset_luzhou": _("Luzhou rules"),
     }

@@ -9,6 +9,7 @@ server, and each consumer forwards to its socket only its own viewer's copy.
 
 from __future__ import annotations
 
+import json
 import logging
 from dataclasses import dataclass
 from typing import Any
@@ -73,19 +74,26 @@ class Outbox:
         self.pending = []
 
     def _message(self, seats: list[Seat], hand: Hand | None, engine_hand: Any) -> dict:
+        """One group message; each viewer's ``update`` is encoded to JSON text once, here.
+
+        The consumers forward the text as is (no per-socket encoding), and the channel layer
+        carries only strings (msgpack refuses the int keys of engine views).
+        """
         from .presenters import table_state
 
+        from_seq, seq = self.pending[0].row.seq, self.table.seq
         viewers: list[int | None] = [s.index for s in seats] + [None]
         views = {}
         for viewer in viewers:
-            views[viewer_key(viewer)] = {
+            views[viewer_key(viewer)] = json.dumps({
+                "type": "update", "from_seq": from_seq, "seq": seq,
                 "events": [e for p in self.pending if (e := self._event_for(p, viewer)) is not None],
                 "state": table_state(self.table, seats, hand, engine_hand, viewer),
-            }
+            }, ensure_ascii=False, separators=(",", ":"))
         return {
             "type": "table.update",
-            "from_seq": self.pending[0].row.seq,
-            "seq": self.table.seq,
+            "from_seq": from_seq,
+            "seq": seq,
             "users": {str(s.user_id): s.index for s in seats if s.user_id},
             "views": views,
         }
@@ -101,6 +109,12 @@ class Outbox:
 
 
 def send_group(group: str, message: dict) -> None:
+    """Hand the message to the channel layer (after commit; at-most-once, clients resync on a gap).
+
+    Called in the service's worker thread: ``async_to_sync`` runs the send on the server's event
+    loop and returns once it is done, so the next action of the table (in any process) is only
+    taken after this update was handed to the layer — updates keep their order.
+    """
     layer = get_channel_layer()
     if layer is None:
         return

@@ -15,7 +15,7 @@ from . import engine_io
 from .context import Ctx, TableError, lock, now
 from .models import Seat, Stage, TableStatus
 from .services import check_seated, do_set_tuoguan
-from .session import after_engine, deal
+from .session import after_engine, bots_paced, deal
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +50,7 @@ def check_act(ctx: Ctx, seat: Seat, seq: Any, wire: Any):
 
 def do_act(ctx: Ctx, seat_index: int, action, *, by: str) -> None:
     """Apply one action (already checked or chosen from legal_actions) and log it."""
+    ctx.mutating()
     try:
         events = ctx.engine_hand.apply(seat_index, action)
     except engine_io.IllegalAction as exc:
@@ -75,7 +76,9 @@ def hand_act(*, user, table_id: int, seq: Any, action: Any, seat: Any = None) ->
             ctx.touch(mine)
         do_act(ctx, mine.index, checked, by="player")
         ctx.save()
-    autoplay(table_id=table_id)
+        due = ctx.autoplay_due
+    if due:
+        autoplay(table_id=table_id)
 
 
 def autoplay_step(ctx: Ctx) -> bool:
@@ -93,7 +96,13 @@ def autoplay_step(ctx: Ctx) -> bool:
 
 
 def autoplay(*, table_id: int, max_steps: int = MAX_AUTOPLAY_STEPS) -> int:
-    """Let bots and 托管 seats play until a human must decide; one transaction per action."""
+    """Let bots and 托管 seats play until a human must decide; one transaction per action.
+
+    With paced bots (settings.TABLES_BOT_DELAY > 0) this does nothing: each bot move is a short
+    ``bot`` deadline that ``fire_deadlines`` plays, so people can follow the table.
+    """
+    if bots_paced():
+        return 0
     steps = 0
     while steps < max_steps:
         with transaction.atomic():
@@ -143,6 +152,7 @@ def _piao_timeout(ctx: Ctx) -> None:
 
 def _play_timeout(ctx: Ctx, at) -> None:
     table, hand = ctx.table, ctx.engine_hand
+    bot_turn = table.deadline_kind == "bot"
     for index in list(hand.to_act()):
         if hand.finished or table.stage != Stage.HAND or table.deadline is None or table.deadline > at:
             return  # the hand moved on to a new decision with a fresh deadline
@@ -153,6 +163,8 @@ def _play_timeout(ctx: Ctx, at) -> None:
             action = engine_io.bot_action(hand, index, kind=seat.bot or "greedy", salt=ctx.hand.seed_hash)
             do_act(ctx, index, action, by="bot" if seat.bot else "tuoguan")
             continue
+        if bot_turn:
+            continue  # a bot's deadline: the humans' own deadline has not passed
         seat.timeouts += 1
         ctx.touch(seat)
         ctx.event("seat.timeout", {"seat": index, "timeouts": seat.timeouts})

@@ -7,6 +7,7 @@ public ``turn`` is the seat that must discard (everyone knows that).
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from . import engine_io
@@ -76,12 +77,18 @@ def table_state(table: Table, seats: list[Seat], hand: Hand | None, engine_hand:
         "created_by": table.created_by_id,
         "deadline": _ms(table.deadline),
         "deadline_kind": table.deadline_kind,
+        "bot_deadline": None,
         "me": viewer,
         "seats": [seat_state(s, show_piao=show_piao or s.index == viewer) for s in seats],
         "hand": hand_state(hand, engine_hand, viewer) if hand is not None and engine_hand is not None else None,
         "dissolve": None,
         "summary": None,
     }
+    human = (table.deadline_info or {}).get("human") if table.deadline_kind == "bot" else None
+    if human:  # a bot is thinking; the countdown people see is the humans' own deadline
+        state["bot_deadline"] = state["deadline"]
+        state["deadline"] = _ms(datetime.fromisoformat(human["at"]))
+        state["deadline_kind"] = human["kind"]
     if table.dissolve_by is not None:
         state["dissolve"] = {
             "by": table.dissolve_by,

@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from apps.clubs.selectors import can_manage_tables, membership_for
 
-from . import engine_io
+from . import hand_cache
 from .models import Seat, Table, TableStatus
 from .presenters import table_state
 
@@ -41,11 +41,13 @@ def access_for(*, user, table: Table) -> Access | None:
 
 def table_snapshot(*, table_id: int, viewer: int | None) -> dict[str, Any]:
     """``{"seq", "state"}``: the table as ``viewer`` sees it now (one consistent read)."""
+    from .context import lock
+
     with transaction.atomic():
-        table = Table.objects.get(pk=table_id)
-        seats = list(Seat.objects.filter(table=table).select_related("user").order_by("index"))
-        hand = table.hands.order_by("-number").first()
-        engine_hand = engine_io.load_hand(hand.state) if hand is not None else None
+        # The row lock makes (table, seats, hand) one consistent read and lets them be cached.
+        ctx = lock(table_id)
+        table, seats, hand, engine_hand = ctx.table, ctx.seats, ctx.hand, ctx.engine_hand
+        transaction.on_commit(lambda: hand_cache.store(table, hand, engine_hand))
         return {"seq": table.seq, "state": table_state(table, seats, hand, engine_hand, viewer)}
 
 

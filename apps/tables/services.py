@@ -18,7 +18,7 @@ from apps.clubs.selectors import membership_for
 
 from .context import Ctx, TableError, lock
 from .models import Seat, Stage, Table, TableEvent, TableStatus
-from .session import maybe_deal_after_piao, maybe_start
+from .session import maybe_deal_after_piao, maybe_start, set_play_deadline
 
 __all__ = ["TableError"]
 
@@ -210,6 +210,9 @@ def do_set_tuoguan(ctx: Ctx, seat: Seat, on: bool) -> None:
             seat.timeouts = 0
         ctx.touch(seat)
         ctx.event("seat.tuoguan", {"seat": seat.index, "on": on})
+        hand = ctx.engine_hand
+        if ctx.table.stage == Stage.HAND and hand is not None and not hand.finished:
+            set_play_deadline(ctx)  # a bot's short deadline now (or the human's own again)
 
 
 def events_since(*, table_id: int, after_seq: int) -> list[TableEvent]:

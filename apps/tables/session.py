@@ -4,8 +4,12 @@
 
 from __future__ import annotations
 
+import os
+import random
 import secrets
-from datetime import timedelta
+from datetime import datetime, timedelta
+
+from django.conf import settings
 
 from . import engine_io
 from .chain import seed_commitment
@@ -15,6 +19,7 @@ from .signals import hand_finished
 
 CLAIM_SECONDS_MAX = 15
 PIAO_SECONDS = 15
+DEFAULT_BOT_DELAY = (0.6, 1.2)
 
 def maybe_start(ctx: Ctx) -> None:
     """Everyone seated and ready: the session starts (or the next hand does)."""
@@ -48,10 +53,15 @@ def maybe_deal_after_piao(ctx: Ctx) -> None:
         deal(ctx)
 
 
+def new_seed() -> bytes:
+    """32 bytes from the OS's CSPRNG (browser tests replace this function to replay a known deal)."""
+    return secrets.token_bytes(32)
+
+
 def deal(ctx: Ctx) -> None:
     """Commit to a fresh seed (its sha256 is published first), then deal."""
     table = ctx.table
-    seed = secrets.token_bytes(32)
+    seed = new_seed()
     rules = engine_io.ruleset_of(table.ruleset)
     engine_hand = engine_io.new_hand(rules, dealer=table.dealer, seed=seed)
     piao = {str(s.index): s.piao for s in ctx.seats if s.piao is not None}
@@ -93,22 +103,63 @@ def decision_mark(engine_hand) -> int:
     return sum(1 for e in engine_hand.events if e.type in ("reveal", "draw", "show", "discard", "chi", "peng"))
 
 
+def bot_delay_range() -> tuple[float, float]:
+    """Seconds a bot or 托管 seat waits before it plays (settings.TABLES_BOT_DELAY: a number or a
+    (min, max) pair; env TABLES_BOT_DELAY="0.6,1.2"). 0 plays at once (inside the same request)."""
+    value = getattr(settings, "TABLES_BOT_DELAY", None)
+    if value is None:
+        raw = os.environ.get("TABLES_BOT_DELAY", "")
+        value = [float(x) for x in raw.split(",") if x.strip()] if raw.strip() else DEFAULT_BOT_DELAY
+    if isinstance(value, int | float):
+        return float(value), float(value)
+    low, high = (list(value) + list(value))[:2]
+    return float(low), float(max(low, high))
+
+
+def bots_paced() -> bool:
+    return bot_delay_range()[1] > 0
+
+
 def set_play_deadline(ctx: Ctx) -> None:
+    """The next deadline: a bot's move (after a short delay), a human's turn, or a claim window.
+
+    A human's claim deadline survives a pass of somebody else on the same card (``mark``); while
+    bots must also decide, the table deadline is the bot's and the human one waits in ``info``.
+    """
     table, hand = ctx.table, ctx.engine_hand
     to_act = hand.to_act()
-    humans = [s for s in to_act if not ctx.seats[s].autoplay]
-    mark = decision_mark(hand)
     if not to_act:
         clear_deadline(table)
-    elif not humans:
-        set_deadline(table, "bot", 0, seats=to_act, mark=mark)
-    elif engine_io.discard_seat(hand) is not None:
-        set_deadline(table, "turn", table.turn_seconds, seats=humans, mark=mark)
+        return
+    humans = [s for s in to_act if not ctx.seats[s].autoplay]
+    bots = [s for s in to_act if ctx.seats[s].autoplay]
+    mark = decision_mark(hand)
+    info = table.deadline_info or {}
+    human = None  # (kind, datetime)
+    if humans:
+        if engine_io.discard_seat(hand) is not None:
+            human = ("turn", now() + timedelta(seconds=table.turn_seconds))
+        else:
+            previous = info.get("human") or {}
+            if table.deadline_kind == "claim" and info.get("mark") == mark and table.deadline is not None:
+                human = ("claim", table.deadline)
+            elif previous.get("kind") == "claim" and info.get("mark") == mark and previous.get("at"):
+                human = ("claim", datetime.fromisoformat(previous["at"]))
+            else:
+                human = ("claim", now() + timedelta(seconds=min(table.turn_seconds, CLAIM_SECONDS_MAX)))
+    if bots:
+        if table.deadline_kind == "bot" and info.get("mark") == mark and table.deadline is not None:
+            at = table.deadline  # the bot is already thinking about this card
+        else:
+            low, high = bot_delay_range()
+            at = now() + timedelta(seconds=random.uniform(low, high))
+        table.deadline, table.deadline_kind = at, "bot"
+        table.deadline_info = {"seats": bots, "mark": mark,
+                               "human": {"kind": human[0], "at": human[1].isoformat(), "seats": humans}
+                               if human else None}
     else:
-        info = table.deadline_info or {}
-        same = table.deadline_kind == "claim" and info.get("mark") == mark and table.deadline is not None
-        if not same:
-            set_deadline(table, "claim", min(table.turn_seconds, CLAIM_SECONDS_MAX), seats=humans, mark=mark)
+        table.deadline, table.deadline_kind = human[1], human[0]
+        table.deadline_info = {"seats": humans, "mark": mark}
 
 
 def finish_hand(ctx: Ctx) -> None:

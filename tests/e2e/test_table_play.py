@@ -1,12 +1,17 @@
-"""Browser test: three players open a table, get ready and play a hand to the end by clicking.
+"""Browser test: three players open a table, choose piao, and play a hand to a WIN by clicking.
 
 A real Daphne (HTTP + WebSockets) runs in a subprocess against a throw-away SQLite file (pytest-django's
-live_server is WSGI only). Phone viewport 390x844; screenshots land in test-output/table_*.png.
+live_server is WSGI only). The hand is dealt from a known seed (``WIN_SEED``, found offline by playing
+the same policy as ``step`` with the engine: 胡 when offered, else discard the last legal card, else
+过), so it ends with seat 0 winning. Phone viewport 390x844 (and 1280x800 once); screenshots land in
+test-output/table_*.png.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -38,9 +43,14 @@ club = club_create(name="跑胡子俱乐部", owner=users[0])
 for u in users[1:]:
     Membership.objects.create(club=club, user=u, role="member")
 RuleTemplate.objects.create(club=club, name="全名堂一局", preset="full", players=3, hands_per_session=1,
-                            turn_seconds=300)
+                            turn_seconds=300, piao_choices=[0, 1, 2], options={"piao": True})
 print(club.pk)
 """.replace("__PASSWORD__", PASSWORD)
+
+
+# sha256("e2e-win-2270"): with the step() policy below, seat 0 wins by self-draw with two 名堂.
+WIN_SEED = hashlib.sha256(b"e2e-win-2270").hexdigest()
+LATIN_WORD = re.compile(r"[A-Za-z]{3,}")
 
 
 def free_port() -> int:
@@ -53,7 +63,7 @@ def free_port() -> int:
 def server(tmp_path_factory):
     db = tmp_path_factory.mktemp("e2e") / "table.sqlite3"
     env = {**os.environ, "DATABASE_URL": f"sqlite:///{db}", "DEBUG": "true", "REDIS_URL": "",
-           "PYTHONPATH": f"{ROOT}:{ROOT / 'tests' / 'e2e'}"}
+           "PYTHONPATH": f"{ROOT}:{ROOT / 'tests' / 'e2e'}", "E2E_TABLE_SEEDS": WIN_SEED}
     env.pop("DJANGO_SETTINGS_MODULE", None)
     manage = [sys.executable, str(ROOT / "manage.py")]
     subprocess.run([*manage, "migrate", "-v0"], cwd=ROOT, env=env, check=True)
@@ -99,28 +109,52 @@ def sign_in(browser, base: str, username: str):
 
 
 def step(page) -> bool:
-    """Make one decision from what this page shows; False when it has none."""
-    legal = page.evaluate("() => (window.tableApp.state && window.tableApp.state.hand"
-                          " && window.tableApp.state.hand.status === 'playing') ? window.tableApp.state.hand.legal : []")
+    """Make one decision from what this page shows; False when it has none.
+
+    The policy is the one WIN_SEED was searched with: 胡 when offered, else discard the last legal
+    card, else 过, else the first legal action.
+    """
+    state = page.evaluate("() => window.tableApp.state")
+    if state and state["stage"] == "piao":
+        if page.locator("#piao:not([hidden]) .act-piao").count():
+            page.locator("#piao .act-piao").nth(state["me"] % len(state["piao_choices"])).click()
+            return True
+        return False
+    hand = state and state["hand"]
+    legal = hand["legal"] if hand and hand["status"] == "playing" else []
     if not legal:
         return False
     kinds = {a["type"] for a in legal}
-    if "discard" in kinds:
-        card = page.locator(".my-hand .card.playable").last
-        card.click()
-        page.locator(".my-hand .card.selected").click()
-    elif "hu" in kinds:
+    if "hu" in kinds:
         page.click(".action-bar .act-hu")
+    elif "discard" in kinds:
+        card = [a for a in legal if a["type"] == "discard"][-1]["card"]
+        page.locator(f'.my-hand .card.playable[data-card="{card}"]').first.click()
+        page.locator(".my-hand .card.selected").click()
     elif "pass" in kinds:
         page.click(".action-bar .act-pass")
     else:
-        page.click(".action-bar .act")
+        page.click(f".action-bar .act-{legal[0]['type']}")
         if page.locator("#chi-chooser:not([hidden]) .chi-option").count():
             page.locator("#chi-chooser .chi-option").first.click()
     return True
 
 
-def test_three_players_play_a_hand_by_clicking(server, browser):
+def assert_fits(page) -> None:
+    """No horizontal overflow: the page, my hand and every seat's rows stay inside the viewport."""
+    width = page.evaluate("() => window.innerWidth")
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= width
+    boxes = page.evaluate("""() => [...document.querySelectorAll('.my-hand .card, .laid .card, .discards .card')]
+        .map((el) => { const r = el.getBoundingClientRect(); return [r.left, r.right]; })""")
+    for left, right in boxes:
+        assert left >= -0.5 and right <= width + 0.5, (left, right, width)
+
+
+def assert_chinese(text: str) -> None:
+    assert not LATIN_WORD.findall(text), f"English on the zh-hans page: {LATIN_WORD.findall(text)}"
+
+
+def test_three_players_play_a_hand_to_a_win_by_clicking(server, browser):
     base, club = server["url"], server["club"]
     pages = [sign_in(browser, base, f"e2e{i}") for i in range(3)]
 
@@ -141,7 +175,8 @@ def test_three_players_play_a_hand_by_clicking(server, browser):
         page.click("#waiting .act-ready")
     for page in pages:
         page.wait_for_function("() => window.tableApp.state && window.tableApp.state.stage !== 'seating'")
-    owner.screenshot(path=str(OUT / "table_02_dealt.png"))
+    owner.wait_for_selector("#piao:not([hidden]) .act-piao")
+    owner.screenshot(path=str(OUT / "table_02_piao.png"))
 
     shots = 0
     deadline = time.time() + 240
@@ -152,10 +187,19 @@ def test_three_players_play_a_hand_by_clicking(server, browser):
         for page in pages:
             if step(page):
                 acted = True
-                if shots < 2:
-                    page.screenshot(path=str(OUT / f"table_03_play_{shots}.png"))
-                    shots += 1
                 page.wait_for_timeout(150)
+                if page is owner and owner.evaluate("() => window.tableApp.state.stage") == "hand":
+                    assert_fits(owner)
+                    assert_chinese(owner.text_content(".felt"))
+                    if shots < 2:
+                        owner.screenshot(path=str(OUT / f"table_03_play_{shots}.png"))
+                    elif shots == 2:  # the same table on a desktop screen
+                        owner.set_viewport_size({"width": 1280, "height": 800})
+                        owner.wait_for_timeout(200)
+                        assert_fits(owner)
+                        owner.screenshot(path=str(OUT / "table_03_play_desktop.png"))
+                        owner.set_viewport_size({"width": 390, "height": 844})
+                    shots += 1
         if not acted:
             pages[0].wait_for_timeout(200)
     for page in pages:
@@ -163,7 +207,20 @@ def test_three_players_play_a_hand_by_clicking(server, browser):
     for i, page in enumerate(pages):
         page.screenshot(path=str(OUT / f"table_04_settlement_{i}.png"))
         page.screenshot(path=str(OUT / f"table_05_settlement_full_{i}.png"), full_page=True)
-    text = pages[1].text_content("#settlement")
-    assert "sha256" in text
+    owner.set_viewport_size({"width": 1280, "height": 800})
+    owner.screenshot(path=str(OUT / "table_06_settlement_desktop.png"))
+
+    state = owner.evaluate("() => window.tableApp.state")
+    result = state["hand"]["result"]
+    assert result["winner"] == 0, "the seeded deal should end with seat 0 winning"
+    panel = owner.locator("#settlement")
+    text = panel.text_content()
+    assert "胡息" in text and "囤" in text and "番" in text and "飘" in text
+    assert panel.locator(".settle-groups .group").count() == len(result["settlement"]["groups"])
+    for m in result["settlement"]["mingtang"]:
+        assert m["name"] in text or str(m["fan"]) in text
+    assert "sha256" in text and state["hand"]["seed"] in text
+    assert_chinese(" ".join(panel.locator("xpath=./*[not(self::details)]").all_text_contents()))
+    assert sorted(int(v) for v in state["hand"]["totals"]["piao"].values()) != [0, 0, 0]
     for page in pages:
         page.context.close()

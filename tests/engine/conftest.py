@@ -4,5 +4,5 @@ import pytest
 
 
 @pytest.fixture(autouse=True)
-def _fast_password_hasher():
+def _test_settings():
     """The engine has no passwords; overrides tests/conftest.py's fixture that needs pytest-django."""

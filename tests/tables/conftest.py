@@ -45,3 +45,9 @@ def full_table(players, template):
     for user in players[1:]:
         services.table_join(user=user, table_id=table.pk)
     return table
+
+
+@pytest.fixture(autouse=True)
+def _bots_at_once(settings):
+    """Bots and 托管 play inside the request in tests (no pacing delay) unless a test sets one."""
+    settings.TABLES_BOT_DELAY = 0

@@ -194,3 +194,38 @@ async def test_anonymous_and_outsiders_are_closed(full_table, make_user):
         comm.scope["user"] = user
         connected, code = await comm.connect()
         assert not connected or (await comm.receive_output(timeout=1))["type"] == "websocket.close"
+
+
+@MEMORY
+async def test_embedded_runner_delivers_time_outs_to_open_sockets(full_table, players):
+    """`manage.py serve` runs the periodic runner inside the server's event loop: a turn deadline that
+    passes is fired by it, and the time-out move reaches the sockets of the in-memory channel layer."""
+    import asyncio
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from apps.clubs.runner import PeriodicRunner
+
+    socks = [await connect(u, full_table.pk) for u in players]
+    await start_hand(socks)
+    table, _, eh = await sync_to_async(current)(full_table.pk)
+    turn = eh.to_act()[0]
+    expected = eh.default_action(turn).to_wire()
+    await sync_to_async(Table.objects.filter(pk=table.pk).update)(deadline=timezone.now() - timedelta(seconds=1))
+    runner = PeriodicRunner({"deadlines": {"task": "apps.tables.tasks.fire_deadlines", "schedule": 0.05}},
+                            tick=0.02)  # tasks looked up by name, as under `serve`
+    task = asyncio.create_task(runner.run_async())
+    try:
+        for i, s in enumerate(socks):
+            msg = await wait_for(s, lambda m: m["type"] == "update"
+                                 and any(e["type"] == "seat.timeout" for e in m["events"]), timeout=15)
+            if i == turn:  # the seat's own copy carries its action
+                assert {"type": "action", "seat": turn, "action": expected, "by": "timeout"}.items() <= {
+                    **next(e for e in msg["events"] if e["type"] == "action")}.items()
+    finally:
+        runner.stop()
+        await asyncio.wait_for(task, 5)
+    assert runner.runs.get("deadlines", 0) >= 1
+    for s in socks:
+        await s.disconnect()

@@ -112,11 +112,19 @@ export function renderCenter(root, state, t) {
     else if (hand.turn !== null && hand.turn !== undefined) banner = fmt(t.turnOf, { name: state.seats[hand.turn].name });
     else banner = hand.legal.length ? t.yourChoice : t.claimsOpen;
     const b = h("div", "banner", banner);
-    if (left !== null) b.append(h("span", "countdown", ` ${left}s`));
+    if (left !== null) {
+      const c = h("span", "countdown", ` ${left}s`);
+      c.dataset.deadline = String(state.deadline);
+      b.append(c);
+    }
     root.append(b);
-    root.append(h("div", "hand-no", `${t.hand} ${hand.number}/${state.hands_per_session} · ${state.preset}`));
+    root.append(h("div", "hand-no", `${t.hand} ${hand.number}/${state.hands_per_session} · ${t["preset_" + state.preset] || state.preset}`));
   } else if (left !== null && state.stage === "piao") {
-    root.append(h("div", "banner", `${t.piaoWaiting} ${left}s`));
+    const b = h("div", "banner", `${t.piaoWaiting} `);
+    const c = h("span", "countdown", `${left}s`);
+    c.dataset.deadline = String(state.deadline);
+    b.append(c);
+    root.append(b);
   }
 }
 
@@ -137,7 +145,10 @@ export function renderMine(root, state, t, ui) {
   const cards = view.hands[state.me] || [];
   const discardable = new Set((state.hand.legal || []).filter((a) => a.type === "discard").map((a) => a.card));
   const handBox = h("div", "my-hand");
-  handColumns(cards).forEach((col) => {
+  const columns = handColumns(cards);
+  // The tiles are sized from the number of columns (CSS --cols): the hand always fits the width.
+  handBox.style.setProperty("--cols", String(Math.max(columns.length, 1)));
+  columns.forEach((col) => {
     const c = h("div", `column${col.locked ? " locked" : ""}`);
     col.cards.forEach((name, i) => {
       const el = cardEl(name, { size: "md" });

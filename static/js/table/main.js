@@ -64,7 +64,7 @@ const socket = new TableSocket(cfg.wsPath, {
     state = next;
     render();
   },
-  onError(msg) { showError(t[`error_${msg.code}`] || msg.message); },
+  onError(msg) { showError(t[`error_${msg.code}`] || t.error_generic); },
   onStatus(status) {
     const el = $("conn");
     el.dataset.status = status;
@@ -75,5 +75,10 @@ const socket = new TableSocket(cfg.wsPath, {
 
 $("dissolve-btn").addEventListener("click", () => socket.send({ type: "dissolve", vote: true }));
 // Countdowns tick locally from the deadline timestamps the server sends.
-setInterval(() => { if (state && (state.deadline || state.dissolve)) render(); }, 1000);
+setInterval(() => {
+  document.querySelectorAll("[data-deadline]").forEach((el) => {
+    const left = Math.max(0, Math.ceil((Number(el.dataset.deadline) - Date.now()) / 1000));
+    el.textContent = el.textContent.startsWith(" ") ? ` ${left}s` : `${left}s`;
+  });
+}, 1000);
 window.tableApp = { get state() { return state; }, socket };

@@ -78,10 +78,19 @@ export function renderPiao(root, state, t, api) {
   const mine = state.me !== null && state.me !== undefined ? state.seats[state.me] : null;
   if (state.stage !== "piao" || !mine || mine.piao_chosen) { root.hidden = true; return; }
   root.hidden = false;
-  root.append(h("h3", "", `${t.choosePiao} (${secondsLeft(state.deadline) ?? ""}s)`));
+  const title = h("h3", "", `${t.choosePiao} `);
+  title.append(countdown(state.deadline));
+  root.append(title);
   const bar = h("div", "actions");
   state.piao_choices.forEach((v) => bar.append(button(String(v), "btn-primary act-piao", () => api.send({ type: "piao", value: v }))));
   root.append(bar);
+}
+
+/** A countdown that main.js ticks every second (no re-render, so buttons stay clickable). */
+export function countdown(deadline) {
+  const el = h("span", "countdown", deadline ? `${secondsLeft(deadline)}s` : "");
+  if (deadline) el.dataset.deadline = String(deadline);
+  return el;
 }
 
 const signed = (n) => (n > 0 ? `+${n}` : `${n}`);
@@ -113,7 +122,7 @@ export function renderSettlement(root, state, t, api, cfg) {
     const fact = (k, v) => facts.append(h("dt", "", k), h("dd", "", String(v)));
     fact(t.huxi, s.huxi ?? "");
     fact(t.tun, s.tun ?? "");
-    (s.mingtang || []).forEach((m) => fact(`${t.mingtang} ${m.name}`, `${m.fan} ${t.fan}`));
+    (s.mingtang || []).forEach((m) => fact(`${t.mingtang} ${(t.mingtangNames || {})[m.name] || m.chinese || m.name}`, `${m.fan} ${t.fan}`));
     fact(t.fan, s.fan ?? 1);
     fact(t.score, s.score ?? "");
     root.append(facts);
@@ -173,7 +182,9 @@ export function renderDissolve(root, state, t, api) {
     const v = d.votes[String(s.index)];
     list.append(h("li", "", `${s.name}: ${v === true ? "✓" : v === false ? "✗" : "…"}`));
   });
-  root.append(list, h("p", "countdown", `${secondsLeft(d.deadline) ?? ""}s`));
+  const left = h("p", "");
+  left.append(countdown(d.deadline));
+  root.append(list, left);
   const mine = state.me !== null && state.me !== undefined;
   if (mine && d.votes[String(state.me)] === undefined) {
     const bar = h("div", "actions");

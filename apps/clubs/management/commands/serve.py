@@ -7,6 +7,7 @@ With DATABASE_URL / REDIS_URL set, the same command uses PostgreSQL and Redis.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 from django.conf import settings
@@ -33,8 +34,8 @@ class Command(BaseCommand):
         runner = None
         if not no_runner:
             runner = PeriodicRunner(getattr(settings, "CELERY_BEAT_SCHEDULE", {}) or {})
-            runner.start()
             self.stdout.write(f"Periodic runner: {len(runner.schedule)} scheduled task(s).")
+        self.runner = runner
         self._serve(host, port)
         if runner is not None:
             runner.stop()
@@ -58,6 +59,13 @@ class Command(BaseCommand):
         from config.asgi import application
 
         endpoints = build_endpoint_description_strings(host=host, port=port)
+        runner = getattr(self, "runner", None)
+        if runner is not None:
+            # The runner lives in Daphne's event loop (not a thread): sends from its tasks must reach
+            # the in-memory channel layer, which belongs to that loop. See apps.clubs.runner.
+            from twisted.internet import reactor
+
+            reactor.callWhenRunning(lambda: asyncio.get_event_loop().create_task(runner.run_async()))
         self.stdout.write(self.style.SUCCESS(f"Serving on http://{host}:{port}/ (Ctrl+C to stop)"))
         Server(
             application=ASGIStaticFilesHandler(application),

@@ -4,8 +4,9 @@
 
 Users, a club, a template and the tables are created through the ORM in the database the server
 uses (run it with the server's settings/environment). Each seat's socket acts only on its own
-view. Prints one JSON line: tables, hands, actions, latency_ms {p50,p95,p99} (act sent -> the
-next update on that socket), errors, verified_hands (hash chain intact and the engine's replay
+view, after a think time (--think-ms, default 300..1000 ms). Prints one JSON line: tables, hands,
+actions, latency_ms {p50,p95,p99} (act sent -> the update echoing that action's events on that
+socket), errors, stale_seq refusals, seq gaps, verified_hands (hash chain intact and the engine's replay
 reproducing the events and the settlement).
 """
 
@@ -37,6 +38,9 @@ def _session_cookie(user) -> str:
     return f"{settings.SESSION_COOKIE_NAME}={session.session_key}"
 
 
+IDLE_RESYNC = 10.0  # seconds without a message before a player asks for the state
+
+
 def _percentile(values: list[float], q: float) -> float:
     if not values:
         return 0.0
@@ -48,17 +52,25 @@ class Command(BaseCommand):
     help = "Play bot tables over real WebSockets against a running server and report latency."
 
     def add_arguments(self, parser):
-        parser.add_argument("--url", default="http://127.0.0.1:8000")
+        parser.add_argument("--url", default="http://127.0.0.1:8000", help="server URL(s), comma-separated")
         parser.add_argument("--tables", type=int, default=2)
         parser.add_argument("--hands", type=int, default=1)
         parser.add_argument("--preset", default="full")
-        parser.add_argument("--timeout", type=float, default=600.0)
+        parser.add_argument("--timeout", type=float, default=1800.0)
+        parser.add_argument("--think-ms", default="300,1000",
+                            help="a player's think time before acting, ms: 'min,max' (uniform) or one number")
 
     def handle(self, *args, **opts):
         tag = secrets.token_hex(3)
         tables = [self._make_table(tag, i, opts["hands"], opts["preset"]) for i in range(opts["tables"])]
         stats = {"actions": 0, "errors": 0, "latencies": []}
-        asyncio.run(self._run_all(opts["url"].rstrip("/"), tables, stats, opts["timeout"]))
+        self.stdout.write(f"{len(tables)} tables ready; playing…")
+        parts = [float(x) for x in str(opts["think_ms"]).split(",") if x.strip()] or [0.0]
+        think = (parts[0], parts[-1])
+        started = time.perf_counter()
+        urls = [u.strip().rstrip("/") for u in opts["url"].split(",") if u.strip()]
+        asyncio.run(self._run_all(urls, tables, stats, opts["timeout"], think))
+        elapsed = time.perf_counter() - started
         hands = verified = 0
         for table_id, _ in tables:
             for problem in verify_table_hands(table_id):
@@ -68,7 +80,12 @@ class Command(BaseCommand):
         self.stdout.write(json.dumps({
             "tables": len(tables), "hands": hands, "actions": stats["actions"],
             "latency_ms": {"p50": _percentile(lat, 0.5), "p95": _percentile(lat, 0.95), "p99": _percentile(lat, 0.99)},
-            "errors": stats["errors"], "error_codes": stats.get("codes", {}), "verified_hands": verified,
+            "latency_samples": len(lat), "max_ms": round(max(lat), 2) if lat else 0.0,
+            "think_ms": list(think), "seconds": round(elapsed, 1),
+            "errors": stats["errors"], "error_codes": stats.get("codes", {}), "stale_seq": stats.get("stale", 0),
+            "gaps": stats.get("gaps", 0), "lost_echo": stats.get("lost_echo", 0),
+            "connect_retries": stats.get("connect_retries", 0), "idle_resyncs": stats.get("idle_resyncs", 0),
+            "verified_hands": verified,
         }))
 
     def _make_table(self, tag: str, i: int, hands: int, preset: str):
@@ -85,51 +102,90 @@ class Command(BaseCommand):
             services.table_join(user=user, table_id=table.pk)
         return table.pk, [_session_cookie(u) for u in users]
 
-    async def _run_all(self, base: str, tables, stats, timeout: float) -> None:
-        ws_base = base.replace("http", "ws", 1)
-        jobs = [self._seat(ws_base, base, table_id, cookie, stats, random.Random(f"{table_id}:{n}"))
-                for table_id, cookies in tables for n, cookie in enumerate(cookies)]
+    async def _run_all(self, urls: list[str], tables, stats, timeout: float, think: tuple[float, float]) -> None:
+        """Sockets are spread over the servers round robin (one table's seats on several servers)."""
+        jobs = []
+        for table_id, cookies in tables:
+            for n, cookie in enumerate(cookies):
+                base = urls[len(jobs) % len(urls)]
+                jobs.append(self._seat(base.replace("http", "ws", 1), base, table_id, cookie, stats,
+                                       random.Random(f"{table_id}:{n}"), think, ramp=len(jobs) * 0.05))
         await asyncio.wait_for(asyncio.gather(*jobs), timeout)
 
-    async def _seat(self, ws_base, origin, table_id, cookie, stats, rng) -> None:
-        ws = await WebSocket.connect(f"{ws_base}/ws/tables/{table_id}/", cookie=cookie, origin=origin)
-        sent_at = None
-        seq = 0
+    async def _seat(self, ws_base, origin, table_id, cookie, stats, rng, think, ramp=0.0) -> None:
+        """One player: reads every message; after a think time acts on the newest state it saw.
+
+        A round trip is timed from sending ``act`` to receiving the update that echoes that action
+        (the ``action`` event of this seat); an action overtaken by newer events is not sent.
+        """
+        await asyncio.sleep(ramp)  # players arrive over a few seconds, not in one burst
+        for attempt in range(5):  # a saturated server may drop a handshake: retry like a client app
+            try:
+                ws = await WebSocket.connect(f"{ws_base}/ws/tables/{table_id}/", cookie=cookie, origin=origin)
+                break
+            except (ConnectionError, OSError, asyncio.IncompleteReadError):
+                stats["connect_retries"] = stats.get("connect_retries", 0) + 1
+                await asyncio.sleep(1 + attempt)
+        else:
+            raise ConnectionError("could not connect")
+        me = {"seq": 0, "pending": None, "planned": None}  # pending: (sent_at, action wire)
         readied = set()  # hands_played values we already said ready for
+
+        async def act_later(seq: int, action: dict) -> None:
+            await asyncio.sleep(rng.uniform(*think) / 1000)
+            if me["seq"] != seq or me["pending"] is not None:
+                return  # the table moved on meanwhile: decide again on the newer state
+            stats["actions"] += 1
+            me["pending"] = (time.perf_counter(), action)
+            await ws.send_json({"type": "act", "seq": seq, "action": action})
+
         try:
             while True:
-                msg = await ws.recv_json()
+                try:
+                    msg = await asyncio.wait_for(ws.recv_json(), IDLE_RESYNC)
+                except TimeoutError:  # nothing for a while: ask for the state, as the page does
+                    stats["idle_resyncs"] = stats.get("idle_resyncs", 0) + 1
+                    await ws.send_json({"type": "resync"})
+                    continue
                 if msg is None:
                     return
                 if msg["type"] == "error":
-                    if msg["code"] != "stale_seq":
-                        stats["errors"] += 1
-                        stats.setdefault("codes", {}).setdefault(msg["code"], 0)
-                        stats["codes"][msg["code"]] += 1
-                    sent_at = None
+                    code = msg["code"]
+                    key = "stale" if code == "stale_seq" else "errors"
+                    stats[key] = stats.get(key, 0) + 1
+                    if code != "stale_seq":
+                        stats.setdefault("codes", {}).setdefault(code, 0)
+                        stats["codes"][code] += 1
+                    me["pending"] = None
                     await ws.send_json({"type": "resync"})
                     continue
-                if msg["type"] == "update" and msg["from_seq"] > seq + 1:
+                if msg["type"] == "update" and msg["from_seq"] > me["seq"] + 1:
+                    stats["gaps"] = stats.get("gaps", 0) + 1
                     await ws.send_json({"type": "resync"})
                     continue
-                seq = max(seq, msg["seq"])
-                if sent_at is not None and msg["type"] == "update":
-                    stats["latencies"].append((time.perf_counter() - sent_at) * 1000)
-                    sent_at = None
+                if msg["type"] == "state" and me["pending"] is not None:
+                    stats["lost_echo"] = stats.get("lost_echo", 0) + 1  # resynced: the echo is not timed
+                    me["pending"] = None
+                if msg["type"] == "update" and me["pending"] is not None:
+                    mine = msg["state"]["me"]
+                    for ev in msg["events"]:
+                        if ev.get("type") == "action" and ev.get("seat") == mine and ev.get("by") == "player":
+                            stats["latencies"].append((time.perf_counter() - me["pending"][0]) * 1000)
+                            me["pending"] = None
+                            break
+                me["seq"] = max(me["seq"], msg["seq"])
                 state = msg["state"]
-                me = state["seats"][state["me"]]
+                seat = state["seats"][state["me"]]
                 if state["stage"] == "over":
                     return
-                if state["stage"] in ("seating", "settle") and not me["ready"]:
+                if state["stage"] in ("seating", "settle") and not seat["ready"]:
                     if state["hands_played"] not in readied:
                         readied.add(state["hands_played"])
                         await ws.send_json({"type": "ready"})
                 elif state["hand"] and state["hand"]["status"] == "playing" and state["hand"]["legal"]:
-                    if msg["seq"] < seq:
+                    if msg["seq"] < me["seq"] or me["pending"] is not None:
                         continue
                     action = rng.choice(state["hand"]["legal"])
-                    stats["actions"] += 1
-                    sent_at = time.perf_counter()
-                    await ws.send_json({"type": "act", "seq": msg["seq"], "action": action})
+                    asyncio.create_task(act_later(msg["seq"], action))
         finally:
             await ws.close()
