@@ -10,6 +10,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from django.utils.translation import gettext as _
+
 from . import engine_io
 from .models import Hand, HandStatus, Seat, Stage, Table
 
@@ -22,7 +24,7 @@ def seat_state(seat: Seat, *, show_piao: bool) -> dict[str, Any]:
     user = seat.user if seat.user_id else None
     return {
         "index": seat.index,
-        "name": user.name if user else (f"🤖 {seat.index + 1}" if seat.bot else ""),
+        "name": user.name if user else (_("Bot %(n)s") % {"n": seat.index + 1} if seat.bot else ""),
         "user_id": seat.user_id,
         "bot": seat.bot,
         "online": seat.online or bool(seat.bot),
