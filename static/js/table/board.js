@@ -50,7 +50,7 @@ function seatHead(seat, state, t, view) {
   const turn = state.hand && state.hand.turn === seat.index;
   if (turn) {
     head.classList.add("active");
-    head.append(h("span", "clock", "⏱"));
+    head.append(h("span", "clock", ""));
   }
   return head;
 }
