@@ -14,6 +14,12 @@ def _test_settings(settings):
     """Fast password hashing; bots and 托管 play at once instead of after a human-paced delay."""
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     settings.TABLES_BOT_DELAY = 0
+    # Tasks run inline in tests, with or without REDIS_URL (no worker consumes the broker here;
+    # `manage.py ledger_bench` exercises real workers).
+    from config.celery import app
+
+    app.conf.task_always_eager = True
+    app.conf.task_eager_propagates = True
 
 
 @pytest.fixture
