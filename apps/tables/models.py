@@ -145,6 +145,9 @@ class Hand(models.Model):
     ruleset = models.JSONField(default=dict)
     state = models.JSONField(default=dict)
     piao = models.JSONField(default=dict, blank=True)
+    # Who sat where when the hand was dealt ({seat: user id, or null for a bot}): settlement pays
+    # these players even if a seat changes hands before the ledger posts.
+    players = models.JSONField(default=dict, blank=True)
     status = models.CharField(max_length=10, choices=HandStatus.choices, default=HandStatus.PLAYING)
     result = models.JSONField(null=True, blank=True)  # the engine's h.result
     totals = models.JSONField(null=True, blank=True)  # engine settle(): {"score", "piao", "total"} per seat

@@ -42,3 +42,23 @@ def test_hand_played_at_a_table_is_settled_once_like_its_totals(people, django_c
         assert posted == int((hand.totals or {}).get("total", {}).get(str(seat), 0))
         account = Account.objects.filter(club=people["club"], user=user).first()
         assert (account.balance if account else 0) == posted
+
+
+def test_settlement_pays_the_players_frozen_on_the_hand_not_the_current_seats(make_finished_hand, people):
+    """RULES.md §9.3 per seat: a seat that changed player before the ledger posted still pays/gets
+    for whoever sat there when the hand was dealt (tables.Hand.players)."""
+    from apps.ledgers import services as ledger_services
+    from apps.tables.models import Seat
+
+    hand = make_finished_hand()
+    dealt = {str(s.index): s.user_id for s in hand.table.seats.all()}
+    hand.players = dealt
+    hand.save(update_fields=["players"])
+    winner = hand.result["winner"]
+    newcomer = people["admin"]
+    Seat.objects.filter(table=hand.table, index=winner).update(user=newcomer)  # he left, admin sat down
+
+    assert ledger_services.settle_hand(hand_id=hand.pk).status == "posted"
+    paid = {e.account.user_id for e in Entry.objects.filter(transaction__hand=hand, amount__gt=0)}
+    assert paid == {dealt[str(winner)]}
+    assert not Entry.objects.filter(transaction__hand=hand, account__user=newcomer).exists()

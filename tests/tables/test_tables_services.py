@@ -24,6 +24,7 @@ def test_session_of_two_hands_settles_and_ends(full_table, players):
         assert table.status == "playing" and table.stage == "hand"
         start = TableEvent.objects.get(table=table, type="hand.start")
         assert start.payload["seed_hash"] == hand.seed_hash and hand.seed == ""
+        assert hand.players == {str(s.index): s.user_id for s in table.seats.all()}  # seating frozen
         hand = play_hand_via_services(full_table.pk, players)
         assert hand.status == "finished"
         assert hashlib.sha256(bytes.fromhex(hand.seed)).hexdigest() == hand.seed_hash
