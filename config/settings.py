@@ -123,7 +123,9 @@ if REDIS_URL:
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
             # redis-py's pool defaults to 100 connections: too few for hundreds of sockets.
-            "CONFIG": {"hosts": [{"address": REDIS_URL, "max_connections": 1000}]},
+            # Per-channel capacity: a busy socket's queue must not drop updates (clients would have
+            # to resync).
+            "CONFIG": {"hosts": [{"address": REDIS_URL, "max_connections": 1000}], "capacity": 1000},
         }
     }
     CELERY_BROKER_URL = REDIS_URL

@@ -37,6 +37,7 @@ class Ctx:
     outbox: Outbox
     dirty_seats: set[int] = field(default_factory=set)
     hand_dirty: bool = False
+    cache_gen: int = 0  # hand_cache generation seen under the lock (after our own invalidate)
 
     def touch(self, *seats: Seat) -> None:
         self.dirty_seats.update(s.index for s in seats)
@@ -65,12 +66,12 @@ class Ctx:
         else:
             self.table.save()
         if self.hand is not None and self.engine_hand is not None:
-            table, hand, engine_hand = self.table, self.hand, self.engine_hand
-            transaction.on_commit(lambda: hand_cache.store(table, hand, engine_hand))
+            table, hand, engine_hand, gen = self.table, self.hand, self.engine_hand, self.cache_gen
+            transaction.on_commit(lambda: hand_cache.store(table, hand, engine_hand, gen))
 
     def mutating(self) -> None:
         """Call before the engine hand changes: its cache entry is dropped until the commit."""
-        hand_cache.invalidate(self.table.pk)
+        self.cache_gen = hand_cache.invalidate(self.table.pk)
 
     @property
     def autoplay_due(self) -> bool:
@@ -86,8 +87,9 @@ def lock(table_id: int) -> Ctx:
     if table is None:
         raise TableError("no_table", "This table does not exist.")
     seats = load_seats(table)
+    gen = hand_cache.generation(table.pk)
     hand, engine_hand = hand_cache.get(table) or current_hand(table)
-    return Ctx(table, seats, hand, engine_hand, Outbox(table))
+    return Ctx(table, seats, hand, engine_hand, Outbox(table), cache_gen=gen)
 
 
 def load_seats(table: Table) -> list[Seat]:

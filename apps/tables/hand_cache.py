@@ -11,6 +11,14 @@ restarted server, or another Daphne process that moved the table meanwhile, is a
 An entry is dropped before the engine hand is mutated (``invalidate``) and stored again only after
 the transaction commits (``Ctx.save`` registers ``store`` with ``on_commit``): a rolled-back
 transaction can never leave a half-applied hand behind.
+
+A store registered by an earlier transaction (or a snapshot read) runs *after* its commit, so it may
+come late: after a later transaction of the same process took the cached engine hand, invalidated
+the entry and started to apply a move to that very object. Stored then, the entry would map the old
+``seq`` to a mutated hand, and if that later transaction rolls back, the next action at that ``seq``
+would be checked and applied on a hand that differs from the rows (its log would no longer replay).
+So every ``invalidate`` bumps the table's generation, a ``Ctx`` remembers the generation it saw
+(after its own ``invalidate``), and ``store`` is refused when the generation moved since.
 """
 
 from __future__ import annotations
@@ -24,8 +32,16 @@ MAX_ENTRIES = 4096
 
 # table id -> (seq, last_hash, hand row, engine hand), as committed at that seq
 _entries: OrderedDict[int, tuple[int, str, Any, Any]] = OrderedDict()
+# table id -> generation, bumped by every ``invalidate`` (a global counter: never reused)
+_generations: dict[int, int] = {}
+_counter = 0
 _lock = threading.Lock()
-stats = {"hits": 0, "misses": 0}
+stats = {"hits": 0, "misses": 0, "refused": 0}
+
+
+def generation(table_id: int) -> int:
+    with _lock:
+        return _generations.get(table_id, 0)
 
 
 def get(table) -> tuple[Any, Any] | None:
@@ -45,20 +61,32 @@ def get(table) -> tuple[Any, Any] | None:
     return copy.copy(hand), engine_hand
 
 
-def store(table, hand, engine_hand) -> None:
-    """Called after commit with the rows as written; tables without a hand are not cached."""
+def store(table, hand, engine_hand, gen: int | None = None) -> None:
+    """Called after commit with the rows as written; tables without a hand are not cached.
+
+    ``gen`` is the generation the caller saw (``Ctx.cache_gen``); a store that comes after another
+    transaction invalidated the entry (it may be mutating this engine hand now) is refused.
+    """
     if hand is None or engine_hand is None:
         return
     with _lock:
+        if gen is not None and _generations.get(table.pk, 0) != gen:
+            stats["refused"] += 1
+            return
         _entries[table.pk] = (table.seq, table.last_hash, copy.copy(hand), engine_hand)
         _entries.move_to_end(table.pk)
         while len(_entries) > MAX_ENTRIES:
             _entries.popitem(last=False)
 
 
-def invalidate(table_id: int) -> None:
+def invalidate(table_id: int) -> int:
+    """Drop the entry before its engine hand is mutated; returns the table's new generation."""
+    global _counter
     with _lock:
         _entries.pop(table_id, None)
+        _counter += 1
+        _generations[table_id] = _counter
+        return _counter
 
 
 def clear() -> None:

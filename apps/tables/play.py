@@ -28,10 +28,12 @@ def check_act(ctx: Ctx, seat: Seat, seq: Any, wire: Any):
     table, hand = ctx.table, ctx.engine_hand
     if isinstance(seq, bool) or not isinstance(seq, int):
         raise TableError("bad_message", "An action carries the last seq you saw (an integer).")
-    if table.status != TableStatus.PLAYING or table.stage != Stage.HAND or hand is None or hand.finished:
-        raise TableError("no_hand", "No hand is being played.")
+    # A stale seq first: an action decided on an older view (e.g. sent while another seat's move
+    # ended the hand) is refused as out of date, not as "no hand" - the client just resyncs.
     if seq != table.seq:
         raise TableError("stale_seq", f"Your view is out of date (seq {seq}, table at {table.seq}).")
+    if table.status != TableStatus.PLAYING or table.stage != Stage.HAND or hand is None or hand.finished:
+        raise TableError("no_hand", "No hand is being played.")
     if not isinstance(wire, dict):
         raise TableError("bad_action", "The action must be a JSON object.")
     try:

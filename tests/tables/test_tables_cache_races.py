@@ -1,0 +1,73 @@
+"""Regressions of the load test (2 Daphne processes): a late cache store after a rolled-back move,
+and an action decided on the view of a hand that has ended meanwhile."""
+
+from __future__ import annotations
+
+import pytest
+from tables_helpers import current, play_hand_via_services, ready_all
+
+from apps.tables import engine_io, hand_cache, play
+from apps.tables.context import TableError
+from apps.tables.models import Table
+from apps.tables.selectors import table_snapshot
+from apps.tables.verify import verify_table_hands
+
+
+def _move(eh):
+    seat = eh.to_act()[0]
+    return seat, engine_io.bot_choose(eh, seat, kind="random").to_wire()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_late_store_after_a_rolled_back_move_never_serves_a_mutated_hand(full_table, players, monkeypatch):
+    hand_cache.clear()
+    ready_all(full_table.pk, players)
+    table, _, eh = current(full_table.pk)
+    seat, action = _move(eh)
+    play.hand_act(user=players[seat], table_id=table.pk, seq=table.seq, action=action)
+    table, _, eh = current(full_table.pk)
+    assert hand_cache.get(table) is not None
+
+    # Thread S reads a snapshot; its on_commit store is delayed (a busy server thread).
+    late = []
+    real_store = hand_cache.store
+    monkeypatch.setattr(hand_cache, "store", lambda *a, **kw: late.append((a, kw)))
+    table_snapshot(table_id=table.pk, viewer=0)
+    monkeypatch.setattr(hand_cache, "store", real_store)
+    assert late
+
+    # Thread B takes the cached hand, applies a move and rolls back (an error after the apply).
+    def boom(ctx):
+        raise RuntimeError("db error after the engine applied the move")
+
+    monkeypatch.setattr(play, "after_engine", boom)
+    seat, action = _move(eh)
+    with pytest.raises(RuntimeError):
+        play.hand_act(user=players[seat], table_id=table.pk, seq=table.seq, action=action)
+    monkeypatch.undo()
+
+    for args, kwargs in late:  # S's store finally runs
+        hand_cache.store(*args, **kwargs)
+
+    table, _, eh = current(full_table.pk)
+    cached = hand_cache.get(Table.objects.get(pk=table.pk))
+    assert cached is None or cached[1].to_json() == eh.to_json(), "the cache serves a half-applied hand"
+    play_hand_via_services(full_table.pk, players)
+    assert verify_table_hands(full_table.pk)[0] is None
+
+
+@pytest.mark.django_db(transaction=True)
+def test_act_on_the_view_of_an_ended_hand_is_stale_seq_not_no_hand(full_table, players):
+    ready_all(full_table.pk, players)
+    table, _, eh = current(full_table.pk)
+    seen_seq = table.seq
+    seat = eh.to_act()[0]
+    play_hand_via_services(full_table.pk, players)  # the others finish the hand meanwhile
+    table = Table.objects.get(pk=full_table.pk)
+    assert table.stage == "settle"
+    with pytest.raises(TableError) as err:
+        play.hand_act(user=players[seat], table_id=table.pk, seq=seen_seq, action={"type": "pass"})
+    assert err.value.code == "stale_seq"
+    with pytest.raises(TableError) as err:  # with the current seq there is really no hand
+        play.hand_act(user=players[seat], table_id=table.pk, seq=table.seq, action={"type": "pass"})
+    assert err.value.code == "no_hand"
