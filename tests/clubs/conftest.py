@@ -6,21 +6,11 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 import pytest
+from clubs_helpers import TEMPLATE_FIELDS
 from django.utils import timezone
 
 from apps.clubs import services
 from apps.clubs.models import Ban, Club, Invite, JoinRequest, RuleTemplate
-
-TEMPLATE_FIELDS = {
-    "name": "三人全名堂",
-    "preset": "full",
-    "options": {},
-    "players": 3,
-    "base_score": 1,
-    "piao_choices": [],
-    "hands_per_session": 8,
-    "turn_seconds": 15,
-}
 
 
 @dataclass

@@ -5,22 +5,12 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+from clubs_helpers import TEMPLATE_FIELDS
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.utils import timezone
 
 from apps.clubs import selectors, services
 from apps.clubs.models import AuditAction, AuditLog, Ban, Club, JoinStatus, Membership, Role, RuleTemplate
-
-TEMPLATE_FIELDS = {
-    "name": "三人全名堂",
-    "preset": "full",
-    "options": {},
-    "players": 3,
-    "base_score": 1,
-    "piao_choices": [],
-    "hands_per_session": 8,
-    "turn_seconds": 15,
-}
 
 
 def actions(club):
