@@ -119,13 +119,13 @@ STATIC_ROOT = BASE_DIR / "staticfiles"
 REDIS_URL = os.environ.get("REDIS_URL", "")
 
 if REDIS_URL:
+    # Redis pub/sub: a table update is PUBLISHed once and reaches each server process once (the
+    # process hands it to its own sockets), instead of being copied into one Redis list per socket.
+    # Delivery is at most once either way: every update carries seq and clients resync on a gap.
     CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
-            # redis-py's pool defaults to 100 connections: too few for hundreds of sockets.
-            # Per-channel capacity: a busy socket's queue must not drop updates (clients would have
-            # to resync).
-            "CONFIG": {"hosts": [{"address": REDIS_URL, "max_connections": 1000}], "capacity": 1000},
+            "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
+            "CONFIG": {"hosts": [{"address": REDIS_URL}]},
         }
     }
     CELERY_BROKER_URL = REDIS_URL

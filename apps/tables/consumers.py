@@ -14,6 +14,7 @@ import os
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.db import connection
@@ -43,11 +44,32 @@ def db_call(func):
     return database_sync_to_async(func, thread_sensitive=False, executor=DB_EXECUTOR)
 
 
+def _access(*, user, table_id: int):
+    """The viewer's Access, None when refused, False when the table does not exist."""
+    table = Table.objects.select_related("club").filter(pk=table_id).first()
+    if table is None:
+        return False
+    return access_for(user=user, table=table)
+
+
 CLOSE_FORBIDDEN = 4403
 CLOSE_NOT_FOUND = 4404
 
 
 class TableConsumer(AsyncJsonWebsocketConsumer):
+    async def dispatch(self, message: dict) -> None:
+        """Channels' dispatch minus its per-message ``aclose_old_connections`` hop.
+
+        That hop runs ``close_old_connections`` on the one shared sync thread for every message
+        (each table update, each frame), so under load every socket queues behind it. Here every
+        database access already goes through ``database_sync_to_async``, which closes stale
+        connections in its own thread before and after the call.
+        """
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
+
     async def connect(self) -> None:
         self.user = self.scope.get("user")
         self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
@@ -133,12 +155,8 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
     async def _call(self, verb, **kwargs: Any) -> None:
         await db_call(verb)(user=self.user, table_id=self.table_id, **kwargs)
 
-    @database_sync_to_async
-    def _access(self):
-        table = Table.objects.select_related("club").filter(pk=self.table_id).first()
-        if table is None:
-            return False
-        return access_for(user=self.user, table=table)
+    async def _access(self):
+        return await db_call(_access)(user=self.user, table_id=self.table_id)
 
     async def _may_watch(self) -> bool:
         access = await self._access()

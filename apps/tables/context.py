@@ -13,7 +13,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from . import engine_io, hand_cache
-from .models import Hand, HandStatus, Seat, Table
+from .models import Hand, HandStatus, Seat, Table, TableEvent
 from .outbox import Outbox
 
 
@@ -55,19 +55,22 @@ class Ctx:
         for seat in self.seats:
             if seat.index in self.dirty_seats:
                 seat.save()
-        if self.hand is not None and self.hand_dirty:
+        if self.hand is not None and self.hand_dirty and (
+            self.hand.status != HandStatus.PLAYING or self.hand._state.adding
+        ):
+            # A move inside a hand is kept by its ``action`` event, written in this transaction:
+            # ``state`` stays as dealt until the hand ends, and ``current_hand`` re-applies the
+            # logged actions. (Rewriting the whole state on every move costs O(moves).)
             self.hand.state = engine_io.dump_hand(self.engine_hand)
-            if self.hand.status == HandStatus.PLAYING and not self.hand._state.adding:
-                self.hand.save(update_fields=["state"])  # a move inside the hand changes only the state
-            else:
-                self.hand.save()
+            self.hand.save()
+        self.table.rev += 1  # every table transaction: the hand cache's validity key
         if self.outbox.pending:
             self.outbox.flush(seats=self.seats, hand=self.hand, engine_hand=self.engine_hand)
         else:
             self.table.save()
         if self.hand is not None and self.engine_hand is not None:
-            table, hand, engine_hand, gen = self.table, self.hand, self.engine_hand, self.cache_gen
-            transaction.on_commit(lambda: hand_cache.store(table, hand, engine_hand, gen))
+            table, hand, engine_hand, gen, seats = self.table, self.hand, self.engine_hand, self.cache_gen, self.seats
+            transaction.on_commit(lambda: hand_cache.store(table, hand, engine_hand, gen, seats=seats))
 
     def mutating(self) -> None:
         """Call before the engine hand changes: its cache entry is dropped until the commit."""
@@ -86,9 +89,15 @@ def lock(table_id: int) -> Ctx:
     table = Table.objects.select_for_update().filter(pk=table_id).first()
     if table is None:
         raise TableError("no_table", "This table does not exist.")
-    seats = load_seats(table)
     gen = hand_cache.generation(table.pk)
-    hand, engine_hand = hand_cache.get(table) or current_hand(table)
+    cached = hand_cache.get(table)
+    if cached is not None:
+        hand, engine_hand, seats = cached
+        if seats is None:
+            seats = load_seats(table)
+    else:
+        seats = load_seats(table)
+        hand, engine_hand = current_hand(table)
     return Ctx(table, seats, hand, engine_hand, Outbox(table), cache_gen=gen)
 
 
@@ -97,11 +106,18 @@ def load_seats(table: Table) -> list[Seat]:
 
 
 def current_hand(table: Table) -> tuple[Hand | None, object]:
-    """The table's last hand row (``state`` deferred) and its engine hand rebuilt from ``state``."""
-    hand = table.hands.defer("state").order_by("-number").first()
+    """The table's last hand row and its engine hand: ``state`` as stored (as dealt, or as ended),
+    then, while the hand is being played, every logged action after those already in ``state``."""
+    hand = table.hands.order_by("-number").first()
     if hand is None:
         return None, None
-    return hand, engine_io.load_hand(hand.state)
+    engine_hand = engine_io.load_hand(hand.state)
+    if hand.status == HandStatus.PLAYING:
+        done = len(hand.state.get("actions") or [])
+        logged = (TableEvent.objects.filter(hand=hand, type="action").order_by("seq")
+                  .values_list("payload", flat=True))
+        engine_io.apply_logged(engine_hand, list(logged)[done:])
+    return hand, engine_hand
 
 
 def now():

@@ -32,6 +32,12 @@ def dump_hand(hand: Hand) -> dict:
     return hand.to_json()
 
 
+def apply_logged(hand: Hand, payloads: list[dict]) -> None:
+    """Re-apply logged ``action`` events (``{"seat", "action"}``) to a hand, in order."""
+    for p in payloads:
+        hand.apply(p["seat"], Action.from_wire(p["action"]))
+
+
 def event_for(ev: Any, viewer: int | None) -> dict | None:
     """The engine event as ``viewer`` (seat int, or None for a spectator) may see it.
 

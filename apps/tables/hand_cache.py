@@ -1,12 +1,13 @@
-"""An in-process cache of live engine hands, so an action does not rebuild the hand from JSON.
+"""An in-process cache of live tables' rows and engine hands, so an action reads one row.
 
-``Hand.from_json`` re-applies every action of the hand (and compares the events): milliseconds per
-call, growing with the hand. The state still lives in the DB: an entry (the table's current hand
-row and engine hand) is keyed by table id and only used when the table's ``seq`` and ``last_hash``
-read under the row lock equal the ones it was stored at (every change of a hand appends an event,
-so moves ``seq``); on any miss or mismatch the hand is read and rebuilt from its row. Seats are
-always read from their rows (cheap, and an admin may edit them). So a
-restarted server, or another Daphne process that moved the table meanwhile, is always correct.
+Rebuilding a hand means reading its row and its logged actions and re-applying them; reading the
+seats is another query. The state still lives in the DB: an entry (the table's current hand row,
+engine hand and seat rows) is keyed by table id and only used when the table's ``rev``, ``seq``
+and ``last_hash`` read under the row lock equal the ones it was stored at (``Ctx.save`` bumps
+``rev`` in every table transaction, whatever it changed); on any miss or mismatch everything is
+read and rebuilt from the rows. So a restarted server, or another Daphne process that moved the
+table meanwhile, is always correct. Rows are handed out as copies: a rolled-back change to a seat
+or hand object never reaches the cache.
 
 An entry is dropped before the engine hand is mutated (``invalidate``) and stored again only after
 the transaction commits (``Ctx.save`` registers ``store`` with ``on_commit``): a rolled-back
@@ -30,8 +31,8 @@ from typing import Any
 
 MAX_ENTRIES = 4096
 
-# table id -> (seq, last_hash, hand row, engine hand), as committed at that seq
-_entries: OrderedDict[int, tuple[int, str, Any, Any]] = OrderedDict()
+# table id -> ((rev, seq, last_hash), hand row, engine hand, seat rows or None), as committed
+_entries: OrderedDict[int, tuple[tuple, Any, Any, Any]] = OrderedDict()
 # table id -> generation, bumped by every ``invalidate`` (a global counter: never reused)
 _generations: dict[int, int] = {}
 _counter = 0
@@ -44,24 +45,29 @@ def generation(table_id: int) -> int:
         return _generations.get(table_id, 0)
 
 
-def get(table) -> tuple[Any, Any] | None:
-    """``(hand row, engine hand)`` of ``table`` (locked, just read) if cached at its seq.
+def _key(table) -> tuple:
+    return (getattr(table, "rev", 0), table.seq, table.last_hash)
 
-    The row is a copy (a rolled-back change never reaches the cache); the engine hand is the
-    cached object itself, so callers ``invalidate`` before they apply anything to it.
+
+def get(table) -> tuple[Any, Any, list | None] | None:
+    """``(hand row, engine hand, seat rows)`` of ``table`` (locked, just read) if cached at its rev.
+
+    The rows are copies (a rolled-back change never reaches the cache); seat rows may be None
+    (not cached: read them). The engine hand is the cached object itself, so callers
+    ``invalidate`` before they apply anything to it.
     """
     with _lock:
         entry = _entries.get(table.pk)
-        if entry is None or entry[0] != table.seq or entry[1] != table.last_hash:
+        if entry is None or entry[0] != _key(table):
             stats["misses"] += 1
             return None
         _entries.move_to_end(table.pk)
         stats["hits"] += 1
-        _, _, hand, engine_hand = entry
-    return copy.copy(hand), engine_hand
+        _, hand, engine_hand, seats = entry
+    return copy.copy(hand), engine_hand, None if seats is None else [copy.copy(s) for s in seats]
 
 
-def store(table, hand, engine_hand, gen: int | None = None) -> None:
+def store(table, hand, engine_hand, gen: int | None = None, seats: list | None = None) -> None:
     """Called after commit with the rows as written; tables without a hand are not cached.
 
     ``gen`` is the generation the caller saw (``Ctx.cache_gen``); a store that comes after another
@@ -73,7 +79,8 @@ def store(table, hand, engine_hand, gen: int | None = None) -> None:
         if gen is not None and _generations.get(table.pk, 0) != gen:
             stats["refused"] += 1
             return
-        _entries[table.pk] = (table.seq, table.last_hash, copy.copy(hand), engine_hand)
+        _entries[table.pk] = (_key(table), copy.copy(hand), engine_hand,
+                              None if seats is None else [copy.copy(s) for s in seats])
         _entries.move_to_end(table.pk)
         while len(_entries) > MAX_ENTRIES:
             _entries.popitem(last=False)

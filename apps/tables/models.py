@@ -63,6 +63,9 @@ class Table(models.Model):
     dissolve_votes = models.JSONField(default=dict, blank=True)  # {"seat": bool}
     dissolve_deadline = models.DateTimeField(null=True, blank=True, db_index=True)
     seq = models.PositiveIntegerField(default=0)
+    # Bumped by every table transaction (``Ctx.save``), events or not: the key that tells a server
+    # process whether its cached seats and engine hand (hand_cache.py) are still the rows' state.
+    rev = models.PositiveBigIntegerField(default=0)
     last_hash = models.CharField(max_length=64, default=GENESIS_HASH)
     created_at = models.DateTimeField(default=timezone.now)
     finished_at = models.DateTimeField(null=True, blank=True)

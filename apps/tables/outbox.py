@@ -104,7 +104,10 @@ class Outbox:
         if p.only_seat is not None and viewer != p.only_seat:
             return None
         if p.engine_event is not None:
-            return {"tseq": row.seq, "type": "engine", "event": engine_io.event_for(p.engine_event, viewer)}
+            # None: the viewer must not even learn that this event happened (another seat's pass
+            # would tell that seat had an option on the card).
+            event = engine_io.event_for(p.engine_event, viewer)
+            return None if event is None else {"tseq": row.seq, "type": "engine", "event": event}
         return {"tseq": row.seq, "type": row.type, **row.payload}
 
 

@@ -47,7 +47,7 @@ def table_snapshot(*, table_id: int, viewer: int | None) -> dict[str, Any]:
         # The row lock makes (table, seats, hand) one consistent read and lets them be cached.
         ctx = lock(table_id)
         table, seats, hand, engine_hand, gen = ctx.table, ctx.seats, ctx.hand, ctx.engine_hand, ctx.cache_gen
-        transaction.on_commit(lambda: hand_cache.store(table, hand, engine_hand, gen))
+        transaction.on_commit(lambda: hand_cache.store(table, hand, engine_hand, gen, seats=seats))
         return {"seq": table.seq, "state": table_state(table, seats, hand, engine_hand, viewer)}
 
 

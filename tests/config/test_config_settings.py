@@ -52,7 +52,7 @@ def test_environment_overrides():
         SECRET_KEY="k" * 50,
     )
     assert s["db"] == "django.db.backends.postgresql"
-    assert s["layer"] == "channels_redis.core.RedisChannelLayer"
+    assert s["layer"] == "channels_redis.pubsub.RedisPubSubChannelLayer"
     assert s["eager"] is False and s["debug"] is True
     assert s["hosts"] == ["a.example", "b.example"] and s["key"] == "k" * 50
 

@@ -10,6 +10,7 @@ from apps.ledgers.models import Account, Entry, Transaction
 
 def test_hand_played_at_a_table_is_settled_once_like_its_totals(people, django_capture_on_commit_callbacks):
     from apps.tables import engine_io, play, services
+    from apps.tables.context import current_hand
     from apps.tables.models import Table
 
     users = [people["owner"], people["member"], people["other"]]
@@ -26,10 +27,9 @@ def test_hand_played_at_a_table_is_settled_once_like_its_totals(people, django_c
         rng = random.Random(3)
         for _ in range(2000):
             table = Table.objects.get(pk=table.pk)
-            hand = table.hands.order_by("-number").first()
+            hand, eh = current_hand(table)
             if hand.status != "playing":
                 break
-            eh = engine_io.load_hand(hand.state)
             seat = eh.to_act()[0]
             action = engine_io.bot_choose(eh, seat, kind="random", rng=rng)
             play.hand_act(user=users[seat], table_id=table.pk, seq=table.seq, action=action.to_wire())

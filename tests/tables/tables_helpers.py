@@ -5,13 +5,15 @@ from __future__ import annotations
 import random
 
 from apps.tables import engine_io, play, services
+from apps.tables.context import current_hand
 from apps.tables.models import Hand, Table
 
 
 def current(table_id: int):
+    """The table, its last hand row and the engine hand rebuilt from the rows only (no cache)."""
     table = Table.objects.get(pk=table_id)
-    hand = table.hands.order_by("-number").first()
-    return table, hand, (engine_io.load_hand(hand.state) if hand else None)
+    hand, engine_hand = current_hand(table)
+    return table, hand, engine_hand
 
 
 def play_hand_via_services(table_id: int, users: list, rng: random.Random | None = None, max_steps=2000) -> Hand:

@@ -44,9 +44,10 @@ def captured(monkeypatch):
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("seed", range(6))
-def test_no_message_leaks_hidden_cards(full_table, players, captured, seed):
+def test_no_message_leaks_hidden_cards(full_table, players, captured, seed, django_capture_on_commit_callbacks):
     rng = random.Random(seed)
-    ready_all(full_table.pk, players)
+    with django_capture_on_commit_callbacks(execute=True):  # the outbox sends after commit
+        ready_all(full_table.pk, players)
     for _ in range(400):
         table, hand, eh = current(full_table.pk)
         if hand.status != "playing":
@@ -54,8 +55,10 @@ def test_no_message_leaks_hidden_cards(full_table, players, captured, seed):
         before = len(captured)
         seat = eh.to_act()[0]
         action = engine_io.bot_choose(eh, seat, kind="random", rng=rng)
-        play.hand_act(user=players[seat], table_id=table.pk, seq=table.seq, action=action.to_wire())
+        with django_capture_on_commit_callbacks(execute=True):
+            play.hand_act(user=players[seat], table_id=table.pk, seq=table.seq, action=action.to_wire())
         _, hand_after, eh_after = current(full_table.pk)
+        assert len(captured) > before, "every move notifies the table"
         for message in captured[before:]:
             check_message(message, hand_after, eh_after)
     assert Hand.objects.filter(table=full_table, status="finished").exists()
@@ -76,7 +79,7 @@ def check_message(message: dict, hand: Hand, eh) -> None:
             for seat, cards in state_view["hands"].items():
                 if viewer is None or int(seat) != viewer:
                     assert cards is None, f"hand of seat {seat} leaked to {key}"
-            audit = eh.view("audit")
+            audit = engine_io.jsonable(eh.view("audit"))  # string seat keys, as on the wire
             for seat, groups in state_view["groups"].items():
                 for shown, real in zip(groups, audit["groups"][seat], strict=True):
                     if real["kind"] == "wei" and eh.rs.wei_shown == "none" and (viewer is None or int(seat) != viewer):
@@ -89,6 +92,7 @@ def check_message(message: dict, hand: Hand, eh) -> None:
             if ev["type"] != "engine":
                 continue
             e = ev["event"]
+            assert e is not None, f"an event hidden from {key} was announced (as null)"
             if e["type"] == "deal":
                 for seat, cards in e["hands"].items():
                     if viewer is None or int(seat) != viewer:

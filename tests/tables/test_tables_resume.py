@@ -10,7 +10,7 @@ from django.db import connections
 from django.utils import timezone
 from tables_helpers import current, play_hand_via_services, ready_all
 
-from apps.tables import engine_io, play, selectors, tasks
+from apps.tables import engine_io, hand_cache, play, selectors, tasks
 from apps.tables.models import Seat, Table, TableEvent
 
 
@@ -41,6 +41,7 @@ def test_interrupted_bot_turn_is_resumed_by_the_deadline_runner(players, templat
     table = services.table_open(user=players[0], template=template, practice=True)
     services.seat_ready(user=players[0], table_id=table.pk)
     # Pretend the process died right before a bot's move: the row says a bot must act now.
+    hand_cache.clear()  # a new process starts with an empty cache
     Seat.objects.filter(table=table, index=0).update(tuoguan=True)
     Table.objects.filter(pk=table.pk).update(deadline=timezone.now() - timedelta(seconds=1), deadline_kind="bot")
     assert tasks.fire_deadlines() == 1
