@@ -90,6 +90,14 @@ class Table(models.Model):
     def group_name(self) -> str:
         return f"table.{self.pk}"
 
+    # The columns a table transaction (``Ctx.save``) may change; the rest is fixed when the table
+    # opens (name, rules, seats' count...). Saving only these keeps the per-move UPDATE small.
+    LIVE_FIELDS = (
+        "status", "stage", "hands_played", "dealer", "consecutive_draws", "deadline", "deadline_kind",
+        "deadline_info", "dissolve_by", "dissolve_votes", "dissolve_deadline", "seq", "rev", "last_hash",
+        "finished_at",
+    )
+
     @property
     def is_open(self) -> bool:
         return self.status in (TableStatus.WAITING, TableStatus.PLAYING)

@@ -68,7 +68,7 @@ class Outbox:
         if not self.pending:
             return
         TableEvent.objects.bulk_create([p.row for p in self.pending])
-        table.save()
+        table.save(update_fields=Table.LIVE_FIELDS)
         message = self._message(seats, hand, engine_hand)
         transaction.on_commit(lambda: send_group(table.group_name, message))
         self.pending = []

@@ -57,6 +57,10 @@ class Command(BaseCommand):
         parser.add_argument("--hands", type=int, default=1)
         parser.add_argument("--preset", default="full")
         parser.add_argument("--timeout", type=float, default=1800.0)
+        parser.add_argument("--spread", choices=["table", "seat"], default="table",
+                            help="with several --url: 'table' sends all sockets of a table to one server "
+                                 "(as a proxy routing /ws/tables/<id>/ by id does), 'seat' spreads one "
+                                 "table's seats over the servers (every move crosses processes)")
         parser.add_argument("--think-ms", default="300,1000",
                             help="a player's think time before acting, ms: 'min,max' (uniform) or one number")
 
@@ -69,7 +73,7 @@ class Command(BaseCommand):
         think = (parts[0], parts[-1])
         started = time.perf_counter()
         urls = [u.strip().rstrip("/") for u in opts["url"].split(",") if u.strip()]
-        asyncio.run(self._run_all(urls, tables, stats, opts["timeout"], think))
+        asyncio.run(self._run_all(urls, tables, stats, opts["timeout"], think, opts["spread"]))
         elapsed = time.perf_counter() - started
         hands = verified = 0
         for table_id, _ in tables:
@@ -81,7 +85,7 @@ class Command(BaseCommand):
             "tables": len(tables), "hands": hands, "actions": stats["actions"],
             "latency_ms": {"p50": _percentile(lat, 0.5), "p95": _percentile(lat, 0.95), "p99": _percentile(lat, 0.99)},
             "latency_samples": len(lat), "max_ms": round(max(lat), 2) if lat else 0.0,
-            "think_ms": list(think), "seconds": round(elapsed, 1),
+            "think_ms": list(think), "spread": opts["spread"], "seconds": round(elapsed, 1),
             "errors": stats["errors"], "error_codes": stats.get("codes", {}), "stale_seq": stats.get("stale", 0),
             "gaps": stats.get("gaps", 0), "lost_echo": stats.get("lost_echo", 0),
             "connect_retries": stats.get("connect_retries", 0), "idle_resyncs": stats.get("idle_resyncs", 0),
@@ -102,12 +106,13 @@ class Command(BaseCommand):
             services.table_join(user=user, table_id=table.pk)
         return table.pk, [_session_cookie(u) for u in users]
 
-    async def _run_all(self, urls: list[str], tables, stats, timeout: float, think: tuple[float, float]) -> None:
-        """Sockets are spread over the servers round robin (one table's seats on several servers)."""
+    async def _run_all(self, urls: list[str], tables, stats, timeout: float, think: tuple[float, float],
+                       spread: str = "table") -> None:
+        """Sockets go to the servers round robin, by table or by seat (see --spread)."""
         jobs = []
-        for table_id, cookies in tables:
+        for t, (table_id, cookies) in enumerate(tables):
             for n, cookie in enumerate(cookies):
-                base = urls[len(jobs) % len(urls)]
+                base = urls[(t if spread == "table" else len(jobs)) % len(urls)]
                 jobs.append(self._seat(base.replace("http", "ws", 1), base, table_id, cookie, stats,
                                        random.Random(f"{table_id}:{n}"), think, ramp=len(jobs) * 0.05))
         await asyncio.wait_for(asyncio.gather(*jobs), timeout)
