@@ -39,6 +39,7 @@ def _session_cookie(user) -> str:
 
 
 IDLE_RESYNC = 10.0  # seconds without a message before a player asks for the state
+RECONNECT_ATTEMPTS = 40  # about two minutes of a server being down
 
 
 def _percentile(values: list[float], q: float) -> float:
@@ -88,7 +89,8 @@ class Command(BaseCommand):
             "think_ms": list(think), "spread": opts["spread"], "seconds": round(elapsed, 1),
             "errors": stats["errors"], "error_codes": stats.get("codes", {}), "stale_seq": stats.get("stale", 0),
             "gaps": stats.get("gaps", 0), "lost_echo": stats.get("lost_echo", 0),
-            "connect_retries": stats.get("connect_retries", 0), "idle_resyncs": stats.get("idle_resyncs", 0),
+            "connect_retries": stats.get("connect_retries", 0), "reconnects": stats.get("reconnects", 0),
+            "idle_resyncs": stats.get("idle_resyncs", 0),
             "verified_hands": verified,
         }))
 
@@ -124,17 +126,16 @@ class Command(BaseCommand):
         (the ``action`` event of this seat); an action overtaken by newer events is not sent.
         """
         await asyncio.sleep(ramp)  # players arrive over a few seconds, not in one burst
-        for attempt in range(5):  # a saturated server may drop a handshake: retry like a client app
-            try:
-                ws = await WebSocket.connect(f"{ws_base}/ws/tables/{table_id}/", cookie=cookie, origin=origin)
-                break
-            except (ConnectionError, OSError, asyncio.IncompleteReadError):
-                stats["connect_retries"] = stats.get("connect_retries", 0) + 1
-                await asyncio.sleep(1 + attempt)
-        else:
-            raise ConnectionError("could not connect")
+        url = f"{ws_base}/ws/tables/{table_id}/"
+        sock = {"ws": await self._connect(url, cookie, origin, stats, attempts=5)}
         me = {"seq": 0, "pending": None, "planned": None}  # pending: (sent_at, action wire)
         readied = set()  # hands_played values we already said ready for
+
+        async def send(message: dict) -> None:
+            try:
+                await sock["ws"].send_json(message)
+            except (ConnectionError, OSError):
+                pass  # the socket broke: the next read notices and reconnects
 
         async def act_later(seq: int, action: dict) -> None:
             await asyncio.sleep(rng.uniform(*think) / 1000)
@@ -142,18 +143,28 @@ class Command(BaseCommand):
                 return  # the table moved on meanwhile: decide again on the newer state
             stats["actions"] += 1
             me["pending"] = (time.perf_counter(), action)
-            await ws.send_json({"type": "act", "seq": seq, "action": action})
+            try:
+                await sock["ws"].send_json({"type": "act", "seq": seq, "action": action})
+            except (ConnectionError, OSError):
+                me["pending"] = None  # the socket broke: the reconnect brings the state again
 
         try:
             while True:
                 try:
-                    msg = await asyncio.wait_for(ws.recv_json(), IDLE_RESYNC)
+                    msg = await asyncio.wait_for(sock["ws"].recv_json(), IDLE_RESYNC)
                 except TimeoutError:  # nothing for a while: ask for the state, as the page does
                     stats["idle_resyncs"] = stats.get("idle_resyncs", 0) + 1
-                    await ws.send_json({"type": "resync"})
+                    await send({"type": "resync"})
                     continue
+                except (ConnectionError, OSError, asyncio.IncompleteReadError):
+                    msg = None
                 if msg is None:
-                    return
+                    # The server went away (a restart, a crash): reconnect as the page does; the
+                    # server answers a new socket with the whole state.
+                    stats["reconnects"] = stats.get("reconnects", 0) + 1
+                    me["pending"] = None
+                    sock["ws"] = await self._connect(url, cookie, origin, stats, attempts=RECONNECT_ATTEMPTS)
+                    continue
                 if msg["type"] == "error":
                     code = msg["code"]
                     key = "stale" if code == "stale_seq" else "errors"
@@ -162,11 +173,11 @@ class Command(BaseCommand):
                         stats.setdefault("codes", {}).setdefault(code, 0)
                         stats["codes"][code] += 1
                     me["pending"] = None
-                    await ws.send_json({"type": "resync"})
+                    await send({"type": "resync"})
                     continue
                 if msg["type"] == "update" and msg["from_seq"] > me["seq"] + 1:
                     stats["gaps"] = stats.get("gaps", 0) + 1
-                    await ws.send_json({"type": "resync"})
+                    await send({"type": "resync"})
                     continue
                 if msg["type"] == "state" and me["pending"] is not None:
                     stats["lost_echo"] = stats.get("lost_echo", 0) + 1  # resynced: the echo is not timed
@@ -186,11 +197,25 @@ class Command(BaseCommand):
                 if state["stage"] in ("seating", "settle") and not seat["ready"]:
                     if state["hands_played"] not in readied:
                         readied.add(state["hands_played"])
-                        await ws.send_json({"type": "ready"})
+                        await send({"type": "ready"})
                 elif state["hand"] and state["hand"]["status"] == "playing" and state["hand"]["legal"]:
                     if msg["seq"] < me["seq"] or me["pending"] is not None:
                         continue
                     action = rng.choice(state["hand"]["legal"])
                     asyncio.create_task(act_later(msg["seq"], action))
         finally:
-            await ws.close()
+            try:
+                await sock["ws"].close()
+            except (ConnectionError, OSError):
+                pass
+
+    @staticmethod
+    async def _connect(url: str, cookie: str, origin: str, stats: dict, *, attempts: int) -> WebSocket:
+        """Connect, retrying like a client app (a saturated or restarting server refuses a while)."""
+        for attempt in range(attempts):
+            try:
+                return await WebSocket.connect(url, cookie=cookie, origin=origin)
+            except (ConnectionError, OSError, asyncio.IncompleteReadError):
+                stats["connect_retries"] = stats.get("connect_retries", 0) + 1
+                await asyncio.sleep(min(1 + attempt, 3))
+        raise ConnectionError(f"could not connect to {url}")
