@@ -22,7 +22,7 @@ from django.db import connection
 from . import dissolve, play, services
 from .context import TableError
 from .models import Table
-from .outbox import viewer_key
+from .outbox import deferred_sends, viewer_key
 from .selectors import access_for, table_snapshot
 
 log = logging.getLogger(__name__)
@@ -42,6 +42,23 @@ def db_call(func):
     if connection.vendor == "sqlite":
         return database_sync_to_async(func)
     return database_sync_to_async(func, thread_sensitive=False, executor=DB_EXECUTOR)
+
+
+def _collecting(verb):
+    """``verb`` with its group sends collected: returns ``(sends, exception or None)``.
+
+    An error may come after committed work (a move, then a failing bot step): what was committed
+    is still announced before the error is raised again.
+    """
+    def run(**kwargs):
+        with deferred_sends() as box:
+            try:
+                verb(**kwargs)
+            except Exception as exc:  # noqa: BLE001 - re-raised by the caller after publishing
+                return box, exc
+            return box, None
+
+    return run
 
 
 def _access(*, user, table_id: int):
@@ -153,7 +170,15 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
 
     # ---- helpers ------------------------------------------------------------------------------
     async def _call(self, verb, **kwargs: Any) -> None:
-        await db_call(verb)(user=self.user, table_id=self.table_id, **kwargs)
+        """Run a service verb in a DB thread, then publish the updates it made (in order)."""
+        sends, error = await db_call(_collecting(verb))(user=self.user, table_id=self.table_id, **kwargs)
+        for group, message in sends:
+            try:
+                await self.channel_layer.group_send(group, message)
+            except Exception:  # noqa: BLE001 - at-most-once, as outbox.send_group; clients resync
+                log.exception("group_send to %s failed", group)
+        if error is not None:
+            raise error
 
     async def _access(self):
         return await db_call(_access)(user=self.user, table_id=self.table_id)

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -111,6 +113,25 @@ class Outbox:
         return {"tseq": row.seq, "type": row.type, **row.payload}
 
 
+_deferred = threading.local()
+
+
+@contextmanager
+def deferred_sends():
+    """Collect this thread's group sends instead of making them; the caller publishes the list.
+
+    A socket consumer runs a service in a worker thread: rather than block that thread on a hop
+    back into the event loop for every update, it publishes the collected updates itself, in
+    order, once the service returned.
+    """
+    box: list[tuple[str, dict]] = []
+    _deferred.box = box
+    try:
+        yield box
+    finally:
+        _deferred.box = None
+
+
 def send_group(group: str, message: dict) -> None:
     """Hand the message to the channel layer (after commit; at-most-once, clients resync on a gap).
 
@@ -118,6 +139,10 @@ def send_group(group: str, message: dict) -> None:
     loop and returns once it is done, so the next action of the table (in any process) is only
     taken after this update was handed to the layer — updates keep their order.
     """
+    box = getattr(_deferred, "box", None)
+    if box is not None:
+        box.append((group, message))
+        return
     layer = get_channel_layer()
     if layer is None:
         return
