@@ -62,6 +62,8 @@ class Command(BaseCommand):
                             help="with several --url: 'table' sends all sockets of a table to one server "
                                  "(as a proxy routing /ws/tables/<id>/ by id does), 'seat' spreads one "
                                  "table's seats over the servers (every move crosses processes)")
+        parser.add_argument("--trace", default="",
+                            help="write one line per timed action to this file: sent_at_s latency_ms table")
         parser.add_argument("--think-ms", default="300,1000",
                             help="a player's think time before acting, ms: 'min,max' (uniform) or one number")
 
@@ -82,6 +84,10 @@ class Command(BaseCommand):
                 hands += 1
                 verified += problem is None
         lat = stats["latencies"]
+        if opts["trace"]:
+            with open(opts["trace"], "w") as fh:
+                for sent, ms, table_id in sorted(stats.get("trace", [])):
+                    fh.write(f"{sent - started:.3f} {ms:.2f} {table_id}\n")
         self.stdout.write(json.dumps({
             "tables": len(tables), "hands": hands, "actions": stats["actions"],
             "latency_ms": {"p50": _percentile(lat, 0.5), "p95": _percentile(lat, 0.95), "p99": _percentile(lat, 0.99)},
@@ -186,7 +192,9 @@ class Command(BaseCommand):
                     mine = msg["state"]["me"]
                     for ev in msg["events"]:
                         if ev.get("type") == "action" and ev.get("seat") == mine and ev.get("by") == "player":
-                            stats["latencies"].append((time.perf_counter() - me["pending"][0]) * 1000)
+                            now_ = time.perf_counter()
+                            stats["latencies"].append((now_ - me["pending"][0]) * 1000)
+                            stats.setdefault("trace", []).append((me["pending"][0], (now_ - me["pending"][0]) * 1000, table_id))
                             me["pending"] = None
                             break
                 me["seq"] = max(me["seq"], msg["seq"])
