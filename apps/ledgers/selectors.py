@@ -10,7 +10,13 @@ from django.db import connection
 from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
 
-from .models import Account, AccountKind, Entry, LeaderboardRow, Period, Transaction
+from apps.clubs.models import FeePayer
+
+from .models import Account, AccountKind, Entry, EntryKind, LeaderboardRow, Period, Transaction
+
+# The lines that are results of play (leaderboard points, the points chart); fees and
+# adjustments move balances but are not game points.
+GAME_KINDS = (EntryKind.SCORE, EntryKind.PIAO)
 
 SWEEP_GRACE_SECONDS = 30  # a backlog younger than this is still in the queue, not lost
 
@@ -89,12 +95,13 @@ def leaderboard(*, club, period: str) -> QuerySet[LeaderboardRow]:
 
 
 def score_series(*, club, user_ids: list[int], since: datetime | None = None) -> dict[int, list[tuple]]:
-    """Cumulative hand points per user over time: {user_id: [(created_at, running_total), ...]}."""
+    """Cumulative game points (score + piao, no fees) per user: {user_id: [(created_at, running_total)]}."""
     qs = Entry.objects.filter(
         transaction__club=club,
         transaction__kind="hand",
         account__kind=AccountKind.MEMBER,
         account__user_id__in=user_ids,
+        kind__in=GAME_KINDS,
     )
     if since is not None:
         qs = qs.filter(transaction__created_at__gte=since)
@@ -124,6 +131,8 @@ class TableFacts:
     base_score: int
     name: str
     practice: bool
+    fee: int = 0  # the table's snapshot of its template's fee (桌费)
+    fee_payer: str = FeePayer.EACH
 
 
 @dataclass(frozen=True)
@@ -173,7 +182,7 @@ def hand_facts(*, hand_id: int, key: str) -> HandFacts | None:
     with connection.cursor() as cursor:
         cursor.execute(
             f"SELECT h.id, h.status, h.number, h.dealer, {snapshot}, h.piao, h.result, "
-            f"t.id, t.club_id, t.base_score, t.name, t.practice, "
+            f"t.id, t.club_id, t.base_score, t.name, t.practice, t.fee, t.fee_payer, "
             f"(SELECT x.id FROM {txn_t} x WHERE x.idempotency_key = %s), {players}, "
             f"s.{index}, s.user_id, a.id "
             f"FROM {hand_t} h JOIN {table_t} t ON t.id = h.table_id "
@@ -190,9 +199,9 @@ def hand_facts(*, hand_id: int, key: str) -> HandFacts | None:
     if connection.vendor != "postgresql":
         state = ruleset or {}
         ruleset, state_dealer = state.get("ruleset"), state.get("dealer")
-    table = TableFacts(row[8], row[9], row[10], row[11], bool(row[12]))
+    table = TableFacts(row[8], row[9], row[10], row[11], bool(row[12]), int(row[13]), row[14])
     facts = HandFacts(row[0], row[1], row[2], row[3], ruleset, state_dealer, _json(row[6]) or {}, _json(row[7]),
-                      table, row[13], _json(row[14]))
+                      table, row[15], _json(row[16]))
     for *_, seat, user_id, account_id in rows:
         if seat is None:
             continue
