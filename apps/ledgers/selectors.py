@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 
 from django.db import connection
-from django.db.models import Exists, OuterRef, Q, QuerySet
+from django.db.models import Exists, OuterRef, Q, QuerySet, Sum
 from django.utils import timezone
 
 from apps.clubs.models import FeePayer
@@ -62,9 +62,14 @@ def day_bounds(day: date) -> datetime:
 
 
 def club_entries(
-    *, club, user_id: int | None = None, date_from: date | None = None, date_to: date | None = None
+    *,
+    club,
+    user_id: int | None = None,
+    date_from: date | None = None,
+    date_to: date | None = None,
+    kind: str | None = None,
 ) -> QuerySet[Entry]:
-    """Every entry of a club (owner/admin view), filterable by member and by date (inclusive)."""
+    """Every entry of a club (owner/admin view), filterable by member, date (inclusive) and kind."""
     qs = Entry.objects.filter(transaction__club=club).select_related(
         "transaction", "transaction__hand", "transaction__created_by", "account", "account__user"
     )
@@ -74,7 +79,23 @@ def club_entries(
         qs = qs.filter(transaction__created_at__gte=day_bounds(date_from))
     if date_to is not None:
         qs = qs.filter(transaction__created_at__lt=day_bounds(date_to + timedelta(days=1)))
+    if kind:
+        qs = qs.filter(kind=kind)
     return qs.order_by("-transaction__created_at", "-transaction_id", "id")
+
+
+def fee_income(
+    *, club, user_id: int | None = None, date_from: date | None = None, date_to: date | None = None
+) -> int:
+    """Table fees (桌费) the club account received in a date range (inclusive), or from one member.
+
+    Every fee is a pair of entries (−fee for the member, +fee for the club), so one member's
+    contribution is minus the sum of their fee lines.
+    """
+    qs = club_entries(club=club, user_id=user_id, date_from=date_from, date_to=date_to, kind=EntryKind.FEE)
+    if user_id is None:
+        return qs.filter(account__kind=AccountKind.CLUB).aggregate(total=Sum("amount"))["total"] or 0
+    return -(qs.aggregate(total=Sum("amount"))["total"] or 0)
 
 
 def period_start(period: str, now: datetime | None = None) -> datetime | None:

@@ -160,6 +160,14 @@ def test_leaderboard_points_are_game_points_without_fees(make_finished_hand, peo
         assert balance(people, key) == game_points(txn, user) - 2 * FEE  # the balance pays both fees
 
 
+def test_leaderboard_page_says_fees_are_not_counted(client, people, make_finished_hand):
+    settle(make_finished_hand(fee=FEE))
+    leaderboards.rebuild_club(club_id=people["club"].pk)
+    client.force_login(people["member"])
+    body = client.get(_url("leaderboard", people["club"]), {"period": "all"}).content.decode()
+    assert "不含桌费" in body
+
+
 def test_points_chart_leaves_fees_out(make_finished_hand, people):
     from apps.ledgers import selectors
 
@@ -203,3 +211,61 @@ def test_fee_of_a_hand_played_at_a_table_opened_from_a_template(people, django_c
         game = int((hand.totals or {}).get("total", {}).get(str(seat), 0))
         assert Account.objects.get(club=people["club"], user=user).balance == game - 2
 
+
+# --- pages and CSV ------------------------------------------------------------------------------
+
+
+def _url(name, club, **kw):
+    from django.urls import reverse
+
+    return reverse(f"ledgers:{name}", kwargs={"club_id": club.pk, **kw})
+
+
+def test_member_page_shows_fee_lines_as_table_fees(client, people, make_finished_hand):
+    txn = settle(make_finished_hand(fee=FEE))
+    client.force_login(people["member"])
+    response = client.get(_url("mine", people["club"]))
+    body = response.content.decode()
+    fee_rows = [r for r in response.context["rows"] if r["e"].kind == "fee"]
+    assert [r["e"].amount for r in fee_rows] == [-FEE]
+    assert body.count('class="entry-fee"') == 1 and '<span class="kind-fee">桌费</span>' in body
+    assert response.context["balance"] == game_points(txn, people["member"]) - FEE
+
+
+def test_club_ledger_shows_fee_income_for_the_filters(client, people, make_finished_hand):
+    from apps.clubs.models import Membership
+
+    win = make_finished_hand(fee=FEE, fee_payer="each")
+    settle(win)
+    settle(make_finished_hand(want="draw", table=win.table))
+    client.force_login(people["owner"])
+    club = people["club"]
+    page = client.get(_url("club", club))
+    assert page.context["fee_income"] == 6 * FEE  # two hands, three payers each
+    assert "所选日期内的桌费收入" in page.content.decode()
+    member = Membership.objects.get(club=club, user=people["member"])
+    page = client.get(_url("club", club), {"member": member.pk})
+    assert page.context["fee_income"] == 2 * FEE
+    assert "来自该成员的桌费收入" in page.content.decode()
+    assert client.get(_url("club", club), {"date_to": "2000-01-01"}).context["fee_income"] == 0
+    only_fees = client.get(_url("club", club), {"kind": "fee"}).context["rows"]
+    assert len(only_fees) == 12 and {r["e"].kind for r in only_fees} == {"fee"}
+    assert sum(r["e"].amount for r in only_fees if r["e"].account.kind == "club") == 6 * FEE
+
+
+def test_csv_export_marks_fee_lines(client, people, make_finished_hand):
+    settle(make_finished_hand(fee=FEE, fee_payer="winner"))
+    client.force_login(people["admin"])
+    response = client.get(_url("club", people["club"]), {"format": "csv", "kind": "fee"})
+    rows = b"".join(response.streaming_content).decode().strip().splitlines()
+    header = rows[0].split(",")
+    kinds = [r.split(",")[header.index("entry_kind")] for r in rows[1:]]
+    amounts = sorted(int(r.split(",")[header.index("amount")]) for r in rows[1:])
+    assert kinds == ["fee", "fee"] and amounts == [-FEE, FEE]
+
+
+def test_fee_income_stays_with_managers(client, people, make_finished_hand):
+    settle(make_finished_hand(fee=FEE))
+    for role, status in {"outsider": 404, "member": 403, "admin": 200, "owner": 200}.items():
+        client.force_login(people[role])
+        assert client.get(_url("club", people["club"]), {"kind": "fee"}).status_code == status, role

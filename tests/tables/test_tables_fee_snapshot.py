@@ -1,10 +1,11 @@
-"""A table snapshots its template's fee (桌费) when it opens; the database refuses a negative fee
-or an unknown payer."""
+"""A table snapshots its template's fee (桌费) when it opens; the lobby shows it; the database
+refuses a negative fee or an unknown payer."""
 
 from __future__ import annotations
 
 import pytest
 from django.db import IntegrityError, transaction
+from django.urls import reverse
 
 from apps.clubs import services as club_services
 from apps.tables import services
@@ -37,3 +38,24 @@ def test_table_fee_check_constraints(club, players, bad):
     with pytest.raises(IntegrityError), transaction.atomic():
         Table.objects.create(**fields, **bad)
     Table.objects.create(**fields, fee=0, fee_payer="winner")
+
+
+def test_lobby_shows_the_fee_of_open_tables_and_templates(client, club, players, make_template):
+    template = make_template(name="收费")
+    club_services.template_update(template=template, by=players[0], name=template.name, fee=3, fee_payer="each")
+    services.table_open(user=players[0], template=template)
+    client.force_login(players[1])
+    html = client.get(reverse("clubs:detail", args=[club.pk])).content.decode()
+    tables_section = html[html.index('id="tables"'):html.index('id="templates"')]
+    assert "桌费 3（每人每局）" in tables_section  # the open table and the template to open one from
+    assert tables_section.count("桌费 3（每人每局）") == 2
+
+
+def test_lobby_shows_no_fee_for_practice_tables(client, club, players, make_template):
+    template = make_template(name="收费")
+    club_services.template_update(template=template, by=players[0], name=template.name, fee=3, fee_payer="each")
+    services.table_open(user=players[0], template=template, practice=True)
+    client.force_login(players[0])
+    html = client.get(reverse("clubs:detail", args=[club.pk])).content.decode()
+    open_tables = html[html.index('class="list cards tables-list"'):html.index('class="form open-table"')]
+    assert "桌费" not in open_tables
