@@ -45,7 +45,8 @@ class BanAdmin(admin.ModelAdmin):
 
 @admin.register(RuleTemplate)
 class RuleTemplateAdmin(admin.ModelAdmin):
-    list_display = ("club", "name", "preset", "players", "base_score", "hands_per_session", "turn_seconds")
+    list_display = ("club", "name", "preset", "players", "base_score", "hands_per_session", "turn_seconds", "fee",
+                    "fee_payer")
     raw_id_fields = ("club", "created_by")
 
 

@@ -40,6 +40,8 @@ DEMO_TEMPLATES = [
         "piao_choices": [1, 2, 3],
         "hands_per_session": 10,
         "turn_seconds": 20,
+        "fee": 1,  # 桌费: the winner pays 1 point to the club each hand
+        "fee_payer": "winner",
     },
 ]
 

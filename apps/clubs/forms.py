@@ -8,7 +8,7 @@ from django import forms
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
-from .models import Club, RuleTemplate
+from .models import Club, FeePayer, RuleTemplate
 
 
 def preset_choices() -> list[tuple[str, str]]:
@@ -50,6 +50,23 @@ class RuleTemplateForm(forms.Form):
         required=False,
         help_text=_("Comma-separated, e.g. 1,2,3. Empty: no piao."),
     )
+    fee = forms.IntegerField(
+        label=_("Table fee per hand"),
+        required=False,
+        initial=0,
+        help_text=_("Points paid to the club account each hand. 0 or empty: no fee."),
+    )
+    fee_payer = forms.ChoiceField(
+        label=_("Fee paid by"),
+        required=False,
+        choices=FeePayer.choices,
+        initial=FeePayer.EACH,
+        help_text=_(
+            "Every player: each playing seat pays every hand, draws included (the seat sitting out "
+            "in 4-player sit-out does not pay). Winner only: only the winner pays; nothing on a "
+            "draw. Practice tables never pay."
+        ),
+    )
     options = forms.CharField(
         label=_("Option overrides (JSON)"),
         required=False,
@@ -70,6 +87,8 @@ class RuleTemplateForm(forms.Form):
             "base_score": template.base_score,
             "hands_per_session": template.hands_per_session,
             "turn_seconds": template.turn_seconds,
+            "fee": template.fee,
+            "fee_payer": template.fee_payer,
             "piao_choices": ",".join(str(v) for v in template.piao_choices),
             "options": json.dumps(template.options, ensure_ascii=False) if template.options else "",
         }
@@ -85,6 +104,13 @@ class RuleTemplateForm(forms.Form):
         if not isinstance(value, dict):
             raise ValidationError(_('Options must be a JSON object such as {"min_huxi": 10}.'))
         return value
+
+    def clean_fee(self) -> int:
+        fee = self.cleaned_data.get("fee")
+        return 0 if fee is None else fee  # the sign and the bound: services.template_validate
+
+    def clean_fee_payer(self) -> str:
+        return self.cleaned_data.get("fee_payer") or FeePayer.EACH
 
     def clean_piao_choices(self) -> list[int]:
         text = (self.cleaned_data.get("piao_choices") or "").replace("，", ",").strip()

@@ -1,7 +1,8 @@
 """Clubs, their members, invites, join requests, rule templates and the audit log.
 
 Invariants live in the database: one membership per (club, user), one owner per club, one pending
-join request per (club, user), one ban per (club, user), sane rule-template numbers.
+join request per (club, user), one ban per (club, user), sane rule-template numbers (a table fee
+of 0 or more, paid by a known payer).
 """
 
 from __future__ import annotations
@@ -145,6 +146,13 @@ class JoinRequest(models.Model):
         ]
 
 
+class FeePayer(models.TextChoices):
+    """Who pays a table's fee (桌费) to the club account each hand (settled by the ledger)."""
+
+    EACH = "each", _("Every player")  # 每人每局: every playing seat, draws included
+    WINNER = "winner", _("Winner only")  # 赢家付: the hand's winner; nothing on a draw
+
+
 class RuleTemplate(models.Model):
     club = models.ForeignKey(Club, on_delete=models.CASCADE, related_name="templates")
     name = models.CharField(_("name"), max_length=60)
@@ -155,6 +163,9 @@ class RuleTemplate(models.Model):
     piao_choices = models.JSONField(_("piao choices"), default=list, blank=True)
     hands_per_session = models.PositiveIntegerField(_("hands per session"), default=8)
     turn_seconds = models.PositiveIntegerField(_("turn time limit (seconds)"), default=15)
+    # Points paid to the club account per hand (桌费); 0: no fee. Tables snapshot both fields.
+    fee = models.PositiveIntegerField(_("table fee per hand"), default=0)
+    fee_payer = models.CharField(_("fee paid by"), max_length=8, choices=FeePayer.choices, default=FeePayer.EACH)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
     )
@@ -171,6 +182,10 @@ class RuleTemplate(models.Model):
             ),
             models.CheckConstraint(
                 condition=Q(players__gte=2) & Q(players__lte=4), name="clubs_template_players_2_to_4"
+            ),
+            models.CheckConstraint(condition=Q(fee__gte=0), name="clubs_template_fee_gte_0"),
+            models.CheckConstraint(
+                condition=Q(fee_payer__in=FeePayer.values), name="clubs_template_fee_payer_valid"
             ),
         ]
 

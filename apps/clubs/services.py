@@ -22,6 +22,7 @@ from .models import (
     AuditLog,
     Ban,
     Club,
+    FeePayer,
     Invite,
     JoinRequest,
     JoinStatus,
@@ -289,7 +290,11 @@ TEMPLATE_FIELDS = (
     "piao_choices",
     "hands_per_session",
     "turn_seconds",
+    "fee",
+    "fee_payer",
 )
+# A sanity bound, not a policy: keeps a typo from overflowing the integer column.
+MAX_FEE = 10**9
 
 
 def template_validate(*, fields: dict[str, Any]) -> None:
@@ -310,6 +315,13 @@ def template_validate(*, fields: dict[str, Any]) -> None:
         errors["hands_per_session"] = _("Hands per session must be at least 1.")
     if not isinstance(fields.get("turn_seconds"), int) or fields["turn_seconds"] < 5:
         errors["turn_seconds"] = _("The turn time limit must be at least 5 seconds.")
+    fee = fields.get("fee", 0)  # absent: the model default (no fee)
+    if isinstance(fee, bool) or not isinstance(fee, int) or fee < 0:
+        errors["fee"] = _("The table fee cannot be negative; 0 means no fee.")
+    elif fee > MAX_FEE:
+        errors["fee"] = _("The table fee is too large.")
+    if fields.get("fee_payer", FeePayer.EACH) not in FeePayer.values:
+        errors["fee_payer"] = _("Choose who pays the table fee.")
     options = fields.get("options")
     if not isinstance(options, dict):
         errors["options"] = _("Options must be a JSON object.")
@@ -347,6 +359,12 @@ def _check_name_free(*, club: Club, name: str, exclude_pk: int | None = None) ->
         raise ValidationError({"name": _("This club already has a template with this name.")})
 
 
+def _template_audit_detail(template: RuleTemplate) -> dict[str, Any]:
+    # The fee is money-like: who set which fee must be traceable.
+    return {"template": template.name, "preset": template.preset, "fee": template.fee,
+            "fee_payer": template.fee_payer}
+
+
 @transaction.atomic
 def template_create(*, club: Club, by, **fields: Any) -> RuleTemplate:
     _require(selectors.can_manage_templates(_actor_membership(club=club, user=by)))
@@ -358,7 +376,7 @@ def template_create(*, club: Club, by, **fields: Any) -> RuleTemplate:
         club=club,
         actor=by,
         action=AuditAction.TEMPLATE_CREATE,
-        detail={"template": template.name, "preset": template.preset},
+        detail=_template_audit_detail(template),
     )
     return template
 
@@ -377,7 +395,7 @@ def template_update(*, template: RuleTemplate, by, **fields: Any) -> RuleTemplat
         club=template.club,
         actor=by,
         action=AuditAction.TEMPLATE_UPDATE,
-        detail={"template": template.name, "preset": template.preset},
+        detail=_template_audit_detail(template),
     )
     return template
 

@@ -5,6 +5,7 @@ from django.utils.translation import gettext_lazy as _
 
 from apps.clubs.models import Membership
 
+from .models import EntryKind
 from .services import MAX_ADJUSTMENT
 
 
@@ -17,6 +18,7 @@ class LedgerFilterForm(forms.Form):
     member = MemberChoiceField(queryset=Membership.objects.none(), required=False, label=_("Member"))
     date_from = forms.DateField(required=False, label=_("From"), widget=forms.DateInput(attrs={"type": "date"}))
     date_to = forms.DateField(required=False, label=_("To"), widget=forms.DateInput(attrs={"type": "date"}))
+    kind = forms.ChoiceField(required=False, label=_("Kind"), choices=[("", _("All kinds")), *EntryKind.choices])
 
     def __init__(self, *args, club, **kwargs):
         super().__init__(*args, **kwargs)
@@ -28,6 +30,7 @@ class LedgerFilterForm(forms.Form):
             "user_id": data["member"].user_id if data.get("member") else None,
             "date_from": data.get("date_from"),
             "date_to": data.get("date_to"),
+            "kind": data.get("kind") or None,
         }
 
 

@@ -1,5 +1,9 @@
 """Leaderboards: derived from hand transactions (entries for points, frozen hand facts for the rest).
 
+Points are game points: the score and piao lines of hands (``GAME_KINDS``). Table fees (桌费) are
+left out on purpose: a fee is what the club charges for a seat, not a result of play, and counting
+it would rank players by how few hands they played. Balances, of course, include fees.
+
 Rebuilt per club, every period at once, in one database transaction holding the club's
 LeaderboardBuild row lock: readers see either the old or the new ranking; two rebuilds of a club
 never run at once (the second one finds the row locked and steps aside).
@@ -14,7 +18,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from .models import AccountKind, Entry, LeaderboardBuild, LeaderboardRow, Period, Transaction, TransactionKind
-from .selectors import period_start
+from .selectors import GAME_KINDS, period_start
 
 
 @dataclass
@@ -43,12 +47,13 @@ def _hand_facts(club_id: int):
 
 
 def _hand_amounts(club_id: int) -> dict[int, dict[int, int]]:
-    """{txn_id: {user_id: score + piao}} for member accounts."""
+    """{txn_id: {user_id: score + piao}} for member accounts (fees are not game points)."""
     out: dict[int, dict[int, int]] = defaultdict(lambda: defaultdict(int))
     rows = Entry.objects.filter(
         transaction__club_id=club_id,
         transaction__kind=TransactionKind.HAND,
         account__kind=AccountKind.MEMBER,
+        kind__in=GAME_KINDS,
     ).values_list("transaction_id", "account__user_id", "amount")
     for txn_id, user_id, amount in rows.iterator(chunk_size=5000):
         out[txn_id][user_id] += amount

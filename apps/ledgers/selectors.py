@@ -7,10 +7,16 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 
 from django.db import connection
-from django.db.models import Exists, OuterRef, Q, QuerySet
+from django.db.models import Exists, OuterRef, Q, QuerySet, Sum
 from django.utils import timezone
 
-from .models import Account, AccountKind, Entry, LeaderboardRow, Period, Transaction
+from apps.clubs.models import FeePayer
+
+from .models import Account, AccountKind, Entry, EntryKind, LeaderboardRow, Period, Transaction
+
+# The lines that are results of play (leaderboard points, the points chart); fees and
+# adjustments move balances but are not game points.
+GAME_KINDS = (EntryKind.SCORE, EntryKind.PIAO)
 
 SWEEP_GRACE_SECONDS = 30  # a backlog younger than this is still in the queue, not lost
 
@@ -56,9 +62,14 @@ def day_bounds(day: date) -> datetime:
 
 
 def club_entries(
-    *, club, user_id: int | None = None, date_from: date | None = None, date_to: date | None = None
+    *,
+    club,
+    user_id: int | None = None,
+    date_from: date | None = None,
+    date_to: date | None = None,
+    kind: str | None = None,
 ) -> QuerySet[Entry]:
-    """Every entry of a club (owner/admin view), filterable by member and by date (inclusive)."""
+    """Every entry of a club (owner/admin view), filterable by member, date (inclusive) and kind."""
     qs = Entry.objects.filter(transaction__club=club).select_related(
         "transaction", "transaction__hand", "transaction__created_by", "account", "account__user"
     )
@@ -68,7 +79,23 @@ def club_entries(
         qs = qs.filter(transaction__created_at__gte=day_bounds(date_from))
     if date_to is not None:
         qs = qs.filter(transaction__created_at__lt=day_bounds(date_to + timedelta(days=1)))
+    if kind:
+        qs = qs.filter(kind=kind)
     return qs.order_by("-transaction__created_at", "-transaction_id", "id")
+
+
+def fee_income(
+    *, club, user_id: int | None = None, date_from: date | None = None, date_to: date | None = None
+) -> int:
+    """Table fees (桌费) the club account received in a date range (inclusive), or from one member.
+
+    Every fee is a pair of entries (−fee for the member, +fee for the club), so one member's
+    contribution is minus the sum of their fee lines.
+    """
+    qs = club_entries(club=club, user_id=user_id, date_from=date_from, date_to=date_to, kind=EntryKind.FEE)
+    if user_id is None:
+        return qs.filter(account__kind=AccountKind.CLUB).aggregate(total=Sum("amount"))["total"] or 0
+    return -(qs.aggregate(total=Sum("amount"))["total"] or 0)
 
 
 def period_start(period: str, now: datetime | None = None) -> datetime | None:
@@ -89,12 +116,13 @@ def leaderboard(*, club, period: str) -> QuerySet[LeaderboardRow]:
 
 
 def score_series(*, club, user_ids: list[int], since: datetime | None = None) -> dict[int, list[tuple]]:
-    """Cumulative hand points per user over time: {user_id: [(created_at, running_total), ...]}."""
+    """Cumulative game points (score + piao, no fees) per user: {user_id: [(created_at, running_total)]}."""
     qs = Entry.objects.filter(
         transaction__club=club,
         transaction__kind="hand",
         account__kind=AccountKind.MEMBER,
         account__user_id__in=user_ids,
+        kind__in=GAME_KINDS,
     )
     if since is not None:
         qs = qs.filter(transaction__created_at__gte=since)
@@ -124,6 +152,8 @@ class TableFacts:
     base_score: int
     name: str
     practice: bool
+    fee: int = 0  # the table's snapshot of its template's fee (桌费)
+    fee_payer: str = FeePayer.EACH
 
 
 @dataclass(frozen=True)
@@ -173,7 +203,7 @@ def hand_facts(*, hand_id: int, key: str) -> HandFacts | None:
     with connection.cursor() as cursor:
         cursor.execute(
             f"SELECT h.id, h.status, h.number, h.dealer, {snapshot}, h.piao, h.result, "
-            f"t.id, t.club_id, t.base_score, t.name, t.practice, "
+            f"t.id, t.club_id, t.base_score, t.name, t.practice, t.fee, t.fee_payer, "
             f"(SELECT x.id FROM {txn_t} x WHERE x.idempotency_key = %s), {players}, "
             f"s.{index}, s.user_id, a.id "
             f"FROM {hand_t} h JOIN {table_t} t ON t.id = h.table_id "
@@ -190,9 +220,9 @@ def hand_facts(*, hand_id: int, key: str) -> HandFacts | None:
     if connection.vendor != "postgresql":
         state = ruleset or {}
         ruleset, state_dealer = state.get("ruleset"), state.get("dealer")
-    table = TableFacts(row[8], row[9], row[10], row[11], bool(row[12]))
+    table = TableFacts(row[8], row[9], row[10], row[11], bool(row[12]), int(row[13]), row[14])
     facts = HandFacts(row[0], row[1], row[2], row[3], ruleset, state_dealer, _json(row[6]) or {}, _json(row[7]),
-                      table, row[13], _json(row[14]))
+                      table, row[15], _json(row[16]))
     for *_, seat, user_id, account_id in rows:
         if seat is None:
             continue

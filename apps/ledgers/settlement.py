@@ -3,8 +3,14 @@
 The engine is the single source of the amounts (``settle_amounts`` fed with the finished hand's
 stored engine result, equal to ``settle`` of the replayed hand); this module only maps seats to
 accounts: a score line and a piao line per playing seat, nothing for a 4-player sit_out sitter,
-nothing at all for a draw (荒庄) or a practice table. The hand is still "settled" then: its
-transaction exists, with no entries, so the sweep and the audit see exactly one per hand.
+no score or piao for a draw (荒庄), nothing at all for a practice table.
+
+The table's fee (桌费; RULES.md §9.3: "tables may charge a fee; not part of the rules") goes into
+the same transaction: per paying seat a ``fee`` line of −fee on the player's account and one of
++fee on the club account. Who pays is the table's snapshot of its template: every playing seat
+(draws included) or only the winner (nothing on a draw); a sitter, a bot seat (the club account
+plays it) and practice tables never pay. A hand with no line at all is still "settled": its transaction exists, with no entries,
+so the sweep and the audit see exactly one per hand.
 """
 
 from __future__ import annotations
@@ -12,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from apps.clubs.models import FeePayer
 from apps.engine import Hand, settle
 from apps.engine.rules import RuleSet
 from apps.engine.settlement import settle_amounts
@@ -31,6 +38,32 @@ def sitter_seat(ruleset, dealer: int) -> int | None:
     if getattr(ruleset, "sit_out", False):
         return (dealer + 2) % 4
     return None
+
+
+def fee_seats(*, fee: int, payer: str, playing: list[int], winner: int | None,
+              seat_users: dict[int, int | None]) -> list[int]:
+    """The seats whose players pay the table fee for this hand.
+
+    ``playing`` excludes a sit_out sitter already; bot seats (user None) never pay.
+
+    >>> fee_seats(fee=2, payer="each", playing=[0, 1, 3], winner=None, seat_users={0: 7, 1: 8, 3: 9})
+    [0, 1, 3]
+    >>> fee_seats(fee=2, payer="winner", playing=[0, 1, 2], winner=1, seat_users={0: 7, 1: 8, 2: 9})
+    [1]
+    >>> fee_seats(fee=2, payer="winner", playing=[0, 1, 2], winner=None, seat_users={0: 7, 1: 8, 2: 9})
+    []
+    >>> fee_seats(fee=0, payer="each", playing=[0, 1], winner=0, seat_users={0: 7, 1: 8})
+    []
+    """
+    if fee <= 0:
+        return []
+    if payer == FeePayer.EACH:
+        seats = playing
+    elif payer == FeePayer.WINNER:
+        seats = [winner] if winner is not None and winner in playing else []
+    else:  # the database refuses other values; never guess who pays
+        raise ValueError(f"unknown fee payer {payer!r}")
+    return [s for s in seats if seat_users.get(s) is not None]
 
 
 def _winner_and_huxi(result: dict | None) -> tuple[int | None, int | None]:
@@ -151,21 +184,36 @@ def hand_settlement(
     out = HandSettlement(detail=detail)
     if winner is None or practice:
         detail["practice"] = bool(practice)
+    if practice:
         return out
-    score = {int(k): int(v) for k, v in amounts["score"].items()}
-    piao = {int(k): int(v) for k, v in amounts["piao"].items()}
+    fee = int(table.fee)
+    payers = fee_seats(fee=fee, payer=table.fee_payer, playing=playing, winner=winner, seat_users=seat_users)
+    if winner is None and not payers:
+        return out
     accounts = dict(known_accounts or {})
     missing = [u for s, u in seat_users.items() if s in active_set and u is not None and u not in accounts]
     if missing:
         accounts.update({u: a.pk for u, a in member_accounts(club_id=table.club_id, user_ids=missing).items()})
-    house = None
-    for seat in playing:
-        user_id = seat_users[seat]
-        if user_id is None:  # a bot seat on a real table: the club account plays it
-            house = house or club_account(club_id=table.club_id)
-            account_id = house.pk
-        else:
-            account_id = accounts[user_id]
-        out.lines.append(Line(account_id, score.get(seat, 0), EntryKind.SCORE, seat))
-        out.lines.append(Line(account_id, piao.get(seat, 0), EntryKind.PIAO, seat))
+    house_id = None
+
+    def house() -> int:
+        nonlocal house_id
+        if house_id is None:
+            house_id = club_account(club_id=table.club_id).pk
+        return house_id
+
+    if winner is not None:
+        score = {int(k): int(v) for k, v in amounts["score"].items()}
+        piao = {int(k): int(v) for k, v in amounts["piao"].items()}
+        for seat in playing:
+            user_id = seat_users[seat]
+            # a bot seat on a real table: the club account plays it
+            account_id = house() if user_id is None else accounts[user_id]
+            out.lines.append(Line(account_id, score.get(seat, 0), EntryKind.SCORE, seat))
+            out.lines.append(Line(account_id, piao.get(seat, 0), EntryKind.PIAO, seat))
+    for seat in payers:
+        out.lines.append(Line(accounts[seat_users[seat]], -fee, EntryKind.FEE, seat))
+        out.lines.append(Line(house(), fee, EntryKind.FEE, seat))
+    if payers:
+        detail["fee"] = {"per_seat": fee, "payer": str(table.fee_payer), "seats": payers}
     return out

@@ -91,6 +91,9 @@ def club_ledger(request: HttpRequest, club_id: int) -> HttpResponse:
         return _csv_response(club, entries)
     page = Paginator(entries, PAGE_SIZE).get_page(request.GET.get("page"))
     house = selectors.club_account(club=club)
+    fee_income = selectors.fee_income(
+        club=club, **{k: filters.get(k) for k in ("user_id", "date_from", "date_to")}
+    )
     query = request.GET.copy()
     query.pop("page", None)
     context = {
@@ -100,6 +103,8 @@ def club_ledger(request: HttpRequest, club_id: int) -> HttpResponse:
         "page": page,
         "rows": _rows(page.object_list),
         "house_balance": house.balance if house else 0,
+        "fee_income": fee_income,
+        "fee_filtered_by_member": bool(filters.get("user_id")),
         "query": query.urlencode(),
     }
     return render(request, "ledgers/club.html", context)

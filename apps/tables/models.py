@@ -13,6 +13,8 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from apps.clubs.models import FeePayer
+
 from .chain import GENESIS_HASH
 
 
@@ -46,6 +48,9 @@ class Table(models.Model):
     piao_choices = models.JSONField(default=list, blank=True)
     hands_per_session = models.PositiveIntegerField(_("hands per session"), default=8)
     turn_seconds = models.PositiveIntegerField(_("turn seconds"), default=15)
+    # The template's table fee (桌费) as it was when the table opened; the ledger charges it per hand.
+    fee = models.PositiveIntegerField(_("table fee per hand"), default=0)
+    fee_payer = models.CharField(_("fee paid by"), max_length=8, choices=FeePayer.choices, default=FeePayer.EACH)
     ruleset = models.JSONField(default=dict)
     status = models.CharField(max_length=10, choices=TableStatus.choices, default=TableStatus.WAITING)
     stage = models.CharField(max_length=10, choices=Stage.choices, default=Stage.SEATING)
@@ -76,6 +81,8 @@ class Table(models.Model):
             models.CheckConstraint(condition=Q(players__gte=2) & Q(players__lte=4), name="tables_players_2_4"),
             models.CheckConstraint(condition=Q(base_score__gte=1), name="tables_base_score_gte_1"),
             models.CheckConstraint(condition=Q(hands_per_session__gte=1), name="tables_hands_gte_1"),
+            models.CheckConstraint(condition=Q(fee__gte=0), name="tables_fee_gte_0"),
+            models.CheckConstraint(condition=Q(fee_payer__in=FeePayer.values), name="tables_fee_payer_valid"),
             models.CheckConstraint(
                 condition=Q(status__in=["waiting", "playing", "finished", "dissolved"]), name="tables_status_valid"
             ),

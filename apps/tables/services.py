@@ -58,14 +58,16 @@ def table_open(*, user, template: RuleTemplate, practice: bool = False, name: st
             club=template.club, template=template, name=(name or template.name)[:60], preset=template.preset,
             options=dict(template.options), players=template.players, base_score=template.base_score,
             piao_choices=list(template.piao_choices or []), hands_per_session=template.hands_per_session,
-            turn_seconds=template.turn_seconds, ruleset=rules.to_json(), practice=practice, created_by=user,
+            turn_seconds=template.turn_seconds, fee=template.fee, fee_payer=template.fee_payer,
+            ruleset=rules.to_json(), practice=practice, created_by=user,
         )
         check_member(user=user, table=table)
         table.save()
         Seat.objects.bulk_create([Seat(table=table, index=i) for i in range(table.players)])
         ctx = lock(table.pk)
         ctx.event("table.open", {"name": table.name, "preset": table.preset, "players": table.players,
-                                 "ruleset": table.ruleset, "practice": practice, "by": user.pk})
+                                 "ruleset": table.ruleset, "practice": practice, "by": user.pk,
+                                 "fee": table.fee, "fee_payer": table.fee_payer})
         do_sit(ctx, ctx.seats[0], user)
         if practice:
             for seat in ctx.seats[1:]:

@@ -56,6 +56,7 @@ GOOD = {
     "base_score": 1,
     "hands_per_session": 1,
     "turn_seconds": 5,
+    "fee": 0,
 }
 
 
@@ -67,6 +68,9 @@ GOOD = {
         {"turn_seconds": 4},
         {"players": 1},
         {"players": 5},
+        {"fee": -1},
+        {"fee_payer": "loser"},
+        {"fee_payer": ""},
     ],
 )
 def test_template_check_constraints(make_club, bad):

@@ -107,3 +107,54 @@ def test_template_edit_prefills_and_saves(client, world):
     assert client.post(url, data).status_code == 302
     world.template.refresh_from_db()
     assert (world.template.players, world.template.piao_choices) == (4, [1, 2])
+
+
+FEE_FORM = {
+    "name": "收桌费",
+    "preset": "full",
+    "players": "3",
+    "base_score": "1",
+    "hands_per_session": "8",
+    "turn_seconds": "15",
+    "piao_choices": "",
+    "options": "",
+}
+
+
+def test_template_form_refuses_a_negative_fee_with_a_clear_message(client, world):
+    client.force_login(world.owner)
+    before = list(RuleTemplate.objects.values_list("pk", "fee"))
+    url = reverse("clubs:template_create", args=[world.club.pk])
+    response = client.post(url, {**FEE_FORM, "fee": "-2", "fee_payer": "each"})
+    assert response.status_code == 200
+    assert "桌费不能为负数" in response.content.decode()
+    edit = reverse("clubs:template_edit", args=[world.club.pk, world.template.pk])
+    response = client.post(edit, {**FEE_FORM, "name": world.template.name, "fee": "-1", "fee_payer": "winner"})
+    assert response.status_code == 200 and "桌费不能为负数" in response.content.decode()
+    assert list(RuleTemplate.objects.values_list("pk", "fee")) == before  # nothing created or changed
+    world.template.refresh_from_db()
+    assert world.template.fee_payer == "each"
+
+
+def test_template_form_saves_the_fee_and_the_club_page_shows_it(client, world):
+    client.force_login(world.admin)
+    url = reverse("clubs:template_create", args=[world.club.pk])
+    html = client.get(url).content.decode()
+    assert "每局桌费" in html and "赢家付" in html and "每人每局" in html
+    assert client.post(url, {**FEE_FORM, "fee": "2", "fee_payer": "winner"}).status_code == 302
+    template = RuleTemplate.objects.get(club=world.club, name="收桌费")
+    assert (template.fee, template.fee_payer) == (2, "winner")
+    edit = client.get(reverse("clubs:template_edit", args=[world.club.pk, template.pk])).content.decode()
+    assert 'name="fee" value="2"' in edit
+    page = client.get(reverse("clubs:detail", args=[world.club.pk])).content.decode()
+    assert "桌费 2（赢家付）" in page
+    assert "无桌费" in page  # world.template charges nothing
+
+
+def test_template_form_without_fee_fields_means_no_fee(client, world):
+    """Older forms and API callers that do not send the fee keep working: no fee."""
+    client.force_login(world.owner)
+    url = reverse("clubs:template_create", args=[world.club.pk])
+    assert client.post(url, FEE_FORM).status_code == 302
+    template = RuleTemplate.objects.get(club=world.club, name="收桌费")
+    assert (template.fee, template.fee_payer) == (0, "each")

@@ -204,6 +204,11 @@ def test_template_crud_and_ruleset(make_club, make_user):
         ({"turn_seconds": 3}, "turn_seconds", ""),
         ({"piao_choices": [1, "a"]}, "piao_choices", ""),
         ({"piao_choices": [1, 2]}, "piao_choices", "piao"),  # full has no piao
+        ({"fee": -1}, "fee", ""),  # the message itself: test_clubs_pages
+        ({"fee": "2"}, "fee", ""),
+        ({"fee": True}, "fee", ""),
+        ({"fee": 10**10}, "fee", ""),
+        ({"fee_payer": "loser"}, "fee_payer", ""),
     ],
 )
 def test_template_validation_names_the_problem(make_club, make_user, changes, field, needle):
@@ -221,3 +226,27 @@ def test_member_cannot_manage_templates(make_club, make_user):
     club = make_club(members=[member])
     with pytest.raises(PermissionDenied):
         services.template_create(club=club, by=member, **TEMPLATE_FIELDS)
+
+
+def test_template_fee_defaults_to_none_and_is_audited(make_club, make_user):
+    owner = make_user()
+    club = make_club(owner=owner)
+    template = services.template_create(club=club, by=owner, **TEMPLATE_FIELDS)
+    assert (template.fee, template.fee_payer) == (0, "each")  # older callers: no fee
+    services.template_update(template=template, by=owner, name=template.name, fee=2, fee_payer="winner")
+    template.refresh_from_db()
+    assert (template.fee, template.fee_payer) == (2, "winner")
+    log = AuditLog.objects.filter(club=club, action=AuditAction.TEMPLATE_UPDATE).get()
+    assert (log.detail["fee"], log.detail["fee_payer"]) == (2, "winner")
+
+
+def test_template_update_with_a_negative_fee_changes_nothing(make_club, make_user):
+    owner = make_user()
+    club = make_club(owner=owner)
+    template = services.template_create(club=club, by=owner, **{**TEMPLATE_FIELDS, "fee": 1})
+    with pytest.raises(ValidationError) as info:
+        services.template_update(template=template, by=owner, name=template.name, fee=-5, base_score=3)
+    assert "fee" in info.value.message_dict
+    template.refresh_from_db()
+    assert (template.fee, template.base_score) == (1, 1)
+    assert not AuditLog.objects.filter(club=club, action=AuditAction.TEMPLATE_UPDATE).exists()

@@ -51,20 +51,21 @@ def engine_state(preset: str = "full", players: int = 3, options: tuple = (), wa
 @pytest.fixture
 def make_finished_hand(people):
     """make_finished_hand(preset=, players=, options=, piao={seat: n}, base=, want="win"|"draw",
-    users=[...], practice=False, status="finished") -> tables.Hand (a real engine hand)."""
+    users=[...], practice=False, status="finished", fee=0, fee_payer="each") -> tables.Hand (a real
+    engine hand)."""
     from apps.tables.models import Hand, Seat, Table
 
     counter = {"n": 0}
 
     def _make(preset="full", players=3, options=None, piao=None, base=1, want="win", users=None,
-              practice=False, status="finished", dealer=0, table=None):
+              practice=False, status="finished", dealer=0, table=None, fee=0, fee_payer="each"):
         state, result, seed = engine_state(preset, players, tuple(sorted((options or {}).items())), want, dealer)
         users = users if users is not None else [people[k] for k in ("owner", "member", "other", "admin")][:players]
         if table is None:
             table = Table.objects.create(
                 club=people["club"], name=f"T{players}", preset=preset, options=options or {}, players=players,
                 base_score=base, piao_choices=[0, 1, 2, 3, 5] if piao else [], ruleset=state["ruleset"],
-                practice=practice, created_by=people["owner"], hands_per_session=99,
+                practice=practice, created_by=people["owner"], hands_per_session=99, fee=fee, fee_payer=fee_payer,
             )
             for i in range(players):
                 Seat.objects.create(table=table, index=i, user=users[i] if i < len(users) else None,
