@@ -7,7 +7,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('clubs', '0002_ruletemplate_fee'),
-        ('tables', '0002_hand_players'),
+        ('tables', '0003_table_rev'),
     ]
 
     operations = [
