@@ -179,9 +179,8 @@ def test_points_chart_leaves_fees_out(make_finished_hand, people):
 def test_fee_of_a_hand_played_at_a_table_opened_from_a_template(people, django_capture_on_commit_callbacks):
     """The template's fee reaches the ledger through the table's snapshot (tables.table_open)."""
     from apps.clubs.models import RuleTemplate
-    from apps.tables import engine_io, play
     from apps.tables import services as table_services
-    from apps.tables.models import Table
+    from tests.tables.tables_helpers import play_hand_via_services
 
     users = [people["owner"], people["member"], people["other"]]
     template = RuleTemplate.objects.create(
@@ -194,16 +193,7 @@ def test_fee_of_a_hand_played_at_a_table_opened_from_a_template(people, django_c
             table_services.table_join(user=user, table_id=table.pk)
         for user in users:
             table_services.seat_ready(user=user, table_id=table.pk)
-        rng = random.Random(5)
-        for _ in range(2000):
-            table = Table.objects.get(pk=table.pk)
-            hand = table.hands.order_by("-number").first()
-            if hand.status != "playing":
-                break
-            eh = engine_io.load_hand(hand.state)
-            seat = eh.to_act()[0]
-            play.hand_act(user=users[seat], table_id=table.pk, seq=table.seq,
-                          action=engine_io.bot_choose(eh, seat, kind="random", rng=rng).to_wire())
+        hand = play_hand_via_services(table.pk, users, rng=random.Random(5))
     hand.refresh_from_db()
     txn = Transaction.objects.get(hand=hand)
     assert fee_lines(txn) == {0: (-2, 2), 1: (-2, 2), 2: (-2, 2)}

@@ -9,9 +9,8 @@ from apps.ledgers.models import Account, Entry, Transaction
 
 
 def test_hand_played_at_a_table_is_settled_once_like_its_totals(people, django_capture_on_commit_callbacks):
-    from apps.tables import engine_io, play, services
-    from apps.tables.context import current_hand
-    from apps.tables.models import Table
+    from apps.tables import services
+    from tests.tables.tables_helpers import play_hand_via_services
 
     users = [people["owner"], people["member"], people["other"]]
     template = RuleTemplate.objects.create(
@@ -24,15 +23,7 @@ def test_hand_played_at_a_table_is_settled_once_like_its_totals(people, django_c
             services.table_join(user=user, table_id=table.pk)
         for user in users:
             services.seat_ready(user=user, table_id=table.pk)
-        rng = random.Random(3)
-        for _ in range(2000):
-            table = Table.objects.get(pk=table.pk)
-            hand, eh = current_hand(table)
-            if hand.status != "playing":
-                break
-            seat = eh.to_act()[0]
-            action = engine_io.bot_choose(eh, seat, kind="random", rng=rng)
-            play.hand_act(user=users[seat], table_id=table.pk, seq=table.seq, action=action.to_wire())
+        hand = play_hand_via_services(table.pk, users, rng=random.Random(3))
     hand.refresh_from_db()
     assert hand.status == "finished"
     txn = Transaction.objects.get(hand=hand)
