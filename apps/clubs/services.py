@@ -348,7 +348,9 @@ def _clean_fields(fields: dict[str, Any]) -> dict[str, Any]:
     unknown = set(fields) - set(TEMPLATE_FIELDS)
     if unknown:
         raise TypeError(f"unknown template fields: {sorted(unknown)}")
-    return {**fields, "name": str(fields.get("name", "")).strip()}
+    if "name" not in fields:  # a partial update keeps the name; a create without one is refused
+        return dict(fields)
+    return {**fields, "name": str(fields["name"]).strip()}
 
 
 def _check_name_free(*, club: Club, name: str, exclude_pk: int | None = None) -> None:
@@ -368,7 +370,7 @@ def _template_audit_detail(template: RuleTemplate) -> dict[str, Any]:
 @transaction.atomic
 def template_create(*, club: Club, by, **fields: Any) -> RuleTemplate:
     _require(selectors.can_manage_templates(_actor_membership(club=club, user=by)))
-    fields = _clean_fields(fields)
+    fields = {"name": "", **_clean_fields(fields)}
     template_validate(fields=fields)
     _check_name_free(club=club, name=fields["name"])
     template = RuleTemplate.objects.create(club=club, created_by=by, **fields)

@@ -180,6 +180,11 @@ def test_template_crud_and_ruleset(make_club, make_user):
     services.template_update(template=template, by=owner, name="改名", base_score=5)
     template.refresh_from_db()
     assert (template.name, template.base_score) == ("改名", 5)
+    services.template_update(template=template, by=owner, hands_per_session=4)  # a partial update
+    template.refresh_from_db()
+    assert (template.name, template.hands_per_session) == ("改名", 4)
+    with pytest.raises(ValidationError):
+        services.template_update(template=template, by=owner, name="  ")
     with pytest.raises(ValidationError):
         services.template_create(club=club, by=owner, **{**fields, "name": "改名"})  # duplicate name
     services.template_delete(template=template, by=owner)
