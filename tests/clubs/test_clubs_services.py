@@ -189,8 +189,9 @@ def test_template_crud_and_ruleset(make_club, make_user):
         services.template_create(club=club, by=owner, **{**fields, "name": "改名"})  # duplicate name
     services.template_delete(template=template, by=owner)
     assert not RuleTemplate.objects.exists()
-    assert actions(club)[-3:] == [
+    assert actions(club)[-4:] == [
         AuditAction.TEMPLATE_CREATE,
+        AuditAction.TEMPLATE_UPDATE,
         AuditAction.TEMPLATE_UPDATE,
         AuditAction.TEMPLATE_DELETE,
     ]
