@@ -12,7 +12,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from . import engine_io, hand_cache
+from . import engine_io, hand_cache, rows
 from .models import Hand, HandStatus, Seat, Table, TableEvent
 from .outbox import Outbox
 
@@ -67,7 +67,7 @@ class Ctx:
         if self.outbox.pending:
             self.outbox.flush(seats=self.seats, hand=self.hand, engine_hand=self.engine_hand)
         else:
-            self.table.save(update_fields=Table.LIVE_FIELDS)
+            rows.save_table(self.table)
         if self.hand is not None and self.engine_hand is not None:
             table, hand, engine_hand, gen, seats = self.table, self.hand, self.engine_hand, self.cache_gen, self.seats
             transaction.on_commit(lambda: hand_cache.store(table, hand, engine_hand, gen, seats=seats))
@@ -86,10 +86,9 @@ class Ctx:
 
 def lock(table_id: int) -> Ctx:
     """Lock the table row and load its seats and current hand (the caller is in a transaction)."""
-    rows = list(Table.objects.select_for_update().filter(pk=table_id))  # (no ORDER BY, unlike first())
-    if not rows:
+    table = rows.lock_table(table_id)
+    if table is None:
         raise TableError("no_table", "This table does not exist.")
-    table = rows[0]
     gen = hand_cache.generation(table.pk)
     cached = hand_cache.get(table)
     if cached is not None:

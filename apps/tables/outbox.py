@@ -20,7 +20,7 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.db import transaction
 
-from . import engine_io
+from . import engine_io, rows
 from .chain import link_hash
 from .models import Hand, Seat, Table, TableEvent
 
@@ -69,8 +69,8 @@ class Outbox:
         table = self.table
         if not self.pending:
             return
-        TableEvent.objects.bulk_create([p.row for p in self.pending])
-        table.save(update_fields=Table.LIVE_FIELDS)
+        rows.insert_events([p.row for p in self.pending])
+        rows.save_table(table)
         message = self._message(seats, hand, engine_hand)
         transaction.on_commit(lambda: send_group(table.group_name, message))
         self.pending = []
