@@ -8,6 +8,8 @@ forwards only its own viewer's copy.
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import json
 import logging
 import os
@@ -17,7 +19,7 @@ from typing import Any
 from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
-from django.db import connection
+from django.db import close_old_connections, connection
 
 from . import dissolve, play, services
 from .context import TableError
@@ -41,7 +43,23 @@ def db_call(func):
     """
     if connection.vendor == "sqlite":
         return database_sync_to_async(func)
-    return database_sync_to_async(func, thread_sensitive=False, executor=DB_EXECUTOR)
+
+    async def call(**kwargs):
+        # A plain executor call: asgiref's SyncToAsync machinery (context copies, thread-sensitivity
+        # bookkeeping) costs more than these calls need; DB connections are per thread anyway.
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(DB_EXECUTOR, functools.partial(_in_db_thread, func, kwargs))
+
+    return call
+
+
+def _in_db_thread(func, kwargs):
+    """What ``database_sync_to_async`` does around a call: drop stale connections before and after."""
+    close_old_connections()
+    try:
+        return func(**kwargs)
+    finally:
+        close_old_connections()
 
 
 def _collecting(verb):
