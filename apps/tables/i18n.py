@@ -43,7 +43,7 @@ def table_strings() -> dict:
         "ti": _("Ti"), "pao": _("Pao"), "wei": _("Wei"), "chou_wei": _("Chou wei"), "kan": _("Kan"),
         "sentence": _("Sentence"), "jiao": _("Jiao"), "jiang": _("Pair"),
         "huxi": _("Huxi"), "tun": _("Tun"), "fan": _("Fan"), "mingtang": _("Mingtang"), "score": _("Score"),
-        "piao": _("Piao"), "total": _("Total"), "wins": _("Wins"), "dealer": _("Dealer"),
+        "piao": _("Piao"), "fee": _("Table fee"), "total": _("Total"), "wins": _("Wins"), "dealer": _("Dealer"),
         "stock": _("Stock"), "reveal": _("Reveal"), "offline": _("Offline"), "tuoguan": _("Auto-play"),
         "cancelTuoguan": _("Stop auto-play"), "ready": _("Ready"), "readyDone": _("Ready ✓"),
         "nextHand": _("Next hand"), "waitingPlayers": _("Waiting for players"), "join": _("Take a seat"),

@@ -12,6 +12,8 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 
+from apps.clubs.fees import fee_seats
+
 from . import engine_io
 from .models import Hand, HandStatus, Seat, Stage, Table
 
@@ -35,6 +37,17 @@ def seat_state(seat: Seat, *, show_piao: bool) -> dict[str, Any]:
         "score": seat.score,
         "wins": seat.wins,
     }
+
+
+def hand_fees(table: Table, hand: Hand, engine_hand: Any) -> dict[str, int]:
+    """The table fee each seat pays for this finished hand (``{"seat": fee}``), as the ledger posts it."""
+    if table.practice or hand.status != HandStatus.FINISHED:
+        return {}
+    seat_users = {int(k): v for k, v in (hand.players or {}).items()}
+    active = set(engine_hand.active_seats)
+    payers = fee_seats(fee=int(table.fee), payer=table.fee_payer, playing=sorted(s for s in seat_users if s in active),
+                       winner=(hand.result or {}).get("winner"), seat_users=seat_users)
+    return {str(s): int(table.fee) for s in payers}
 
 
 def hand_state(hand: Hand, engine_hand: Any, viewer: int | None) -> dict[str, Any]:
@@ -82,10 +95,14 @@ def table_state(table: Table, seats: list[Seat], hand: Hand | None, engine_hand:
         "bot_deadline": None,
         "me": viewer,
         "seats": [seat_state(s, show_piao=show_piao or s.index == viewer) for s in seats],
+        "fee": 0 if table.practice else table.fee,
+        "fee_payer": table.fee_payer,
         "hand": hand_state(hand, engine_hand, viewer) if hand is not None and engine_hand is not None else None,
         "dissolve": None,
         "summary": None,
     }
+    if state["hand"] is not None and state["hand"]["status"] != HandStatus.PLAYING:
+        state["hand"]["fees"] = hand_fees(table, hand, engine_hand)
     human = (table.deadline_info or {}).get("human") if table.deadline_kind == "bot" else None
     if human:  # a bot is thinking; the countdown people see is the humans' own deadline
         state["bot_deadline"] = state["deadline"]

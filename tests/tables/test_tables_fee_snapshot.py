@@ -59,3 +59,44 @@ def test_lobby_shows_no_fee_for_practice_tables(client, club, players, make_temp
     html = client.get(reverse("clubs:detail", args=[club.pk])).content.decode()
     open_tables = html[html.index('class="list cards tables-list"'):html.index('class="form open-table"')]
     assert "桌费" not in open_tables
+
+
+@pytest.mark.parametrize("payer", ["each", "winner"])
+def test_settlement_panel_state_shows_each_seats_fee_as_the_ledger_posts_it(
+    club, players, make_template, payer, django_capture_on_commit_callbacks
+):
+    """RULES.md §9.3 (a fee is not part of the rules): the table page's settlement shows who paid the
+    fee for the hand; the ledger's fee lines for that hand say the same."""
+    from tables_helpers import play_hand_via_services, ready_all
+
+    from apps.ledgers.models import Entry
+    from apps.tables.selectors import table_snapshot
+
+    template = make_template(name="收费")
+    club_services.template_update(template=template, by=players[0], fee=3, fee_payer=payer)
+    table = services.table_open(user=players[0], template=template)
+    for user in players[1:]:
+        services.table_join(user=user, table_id=table.pk)
+    with django_capture_on_commit_callbacks(execute=True):
+        ready_all(table.pk, players)
+        hand = play_hand_via_services(table.pk, players)
+    hand.refresh_from_db()
+    state = table_snapshot(table_id=table.pk, viewer=0)["state"]
+    assert (state["fee"], state["fee_payer"]) == (3, payer)
+    shown = state["hand"]["fees"]
+    posted = {str(e.seat): -e.amount for e in Entry.objects.filter(transaction__hand=hand, kind="fee", amount__lt=0)}
+    assert shown == posted
+    winner = (hand.result or {}).get("winner")
+    if payer == "each":
+        assert shown == {"0": 3, "1": 3, "2": 3}
+    else:
+        assert shown == ({} if winner is None else {str(winner): 3})
+
+
+def test_fee_rule_examples():
+    import doctest
+
+    from apps.clubs import fees
+
+    result = doctest.testmod(fees)
+    assert result.attempted >= 4 and result.failed == 0

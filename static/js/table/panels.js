@@ -129,13 +129,16 @@ export function renderSettlement(root, state, t, api, cfg) {
   }
   const table = h("table", "deltas");
   const head = h("tr");
-  [t.player, t.score, t.piao, t.change].forEach((x) => head.append(h("th", "", x)));
+  const fees = hand.fees || {};
+  const anyFee = Object.keys(fees).length > 0;  // the table fee (桌费) goes to the club, not to a player
+  [t.player, t.score, t.piao, t.change].concat(anyFee ? [t.fee] : []).forEach((x) => head.append(h("th", "", x)));
   table.append(head);
   state.seats.forEach((seat) => {
     const tr = h("tr", seat.index === state.me ? "me" : "");
     const k = String(seat.index);
     tr.append(h("td", "", seat.name), h("td", "", signed((hand.totals && hand.totals.score[k]) || 0)),
       h("td", "", signed((hand.totals && hand.totals.piao[k]) || 0)), h("td", "delta", signed(totals[k] || 0)));
+    if (anyFee) tr.append(h("td", "fee", fees[k] ? signed(-fees[k]) : ""));
     table.append(tr);
   });
   root.append(table);
