@@ -43,7 +43,8 @@ club = club_create(name="跑胡子俱乐部", owner=users[0])
 for u in users[1:]:
     Membership.objects.create(club=club, user=u, role="member")
 RuleTemplate.objects.create(club=club, name="全名堂一局", preset="full", players=3, hands_per_session=1,
-                            turn_seconds=300, piao_choices=[0, 1, 2], options={"piao": True})
+                            turn_seconds=300, piao_choices=[0, 1, 2], options={"piao": True},
+                            fee=1, fee_payer="winner")
 print(club.pk)
 """.replace("__PASSWORD__", PASSWORD)
 
@@ -220,6 +221,8 @@ def test_three_players_play_a_hand_to_a_win_by_clicking(server, browser):
     for m in result["settlement"]["mingtang"]:
         assert m["name"] in text or str(m["fan"]) in text
     assert "sha256" in text and state["hand"]["seed"] in text
+    assert "桌费" in text and state["hand"]["fees"] == {"0": 1}  # the winner pays the table fee
+    assert panel.locator(".deltas tr.me td.fee").text_content() == "-1"
     assert_chinese(" ".join(panel.locator("xpath=./*[not(self::details)]").all_text_contents()))
     assert sorted(int(v) for v in state["hand"]["totals"]["piao"].values()) != [0, 0, 0]
     for page in pages:
