@@ -47,7 +47,7 @@ def table_strings() -> dict:
         "stock": _("Stock"), "reveal": _("Reveal"), "offline": _("Offline"), "tuoguan": _("Auto-play"),
         "cancelTuoguan": _("Stop auto-play"), "ready": _("Ready"), "readyDone": _("Ready ✓"),
         "nextHand": _("Next hand"), "waitingPlayers": _("Waiting for players"), "join": _("Take a seat"),
-        "leave": _("Leave seat"), "addBot": _("Add a bot"), "emptySeat": _("Empty seat"),
+        "leave": _("Leave seat"), "addBot": _("Add a bot"), "emptySeat": _("Empty seat"), "botName": _("Bot %(n)s"),
         "you": _("You"), "yourTurn": _("Your turn: discard a card"), "turnOf": _("{name} to discard"),
         "claimsOpen": _("Waiting for claims"), "yourChoice": _("Your choice"), "chooseChi": _("Choose a chi"),
         "cancel": _("Cancel"), "choosePiao": _("Choose piao"), "piaoWaiting": _("Waiting for piao choices"),

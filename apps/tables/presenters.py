@@ -10,8 +10,6 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from django.utils.translation import gettext as _
-
 from apps.clubs.fees import fee_seats
 
 from . import engine_io
@@ -26,7 +24,7 @@ def seat_state(seat: Seat, *, show_piao: bool) -> dict[str, Any]:
     user = seat.user if seat.user_id else None
     return {
         "index": seat.index,
-        "name": user.name if user else (_("Bot %(n)s") % {"n": seat.index + 1} if seat.bot else ""),
+        "name": user.name if user else "",  # a bot's name is given by the page, in the viewer's language
         "user_id": seat.user_id,
         "bot": seat.bot,
         "online": seat.online or bool(seat.bot),

@@ -227,3 +227,22 @@ def test_three_players_play_a_hand_to_a_win_by_clicking(server, browser):
     assert sorted(int(v) for v in state["hand"]["totals"]["piao"].values()) != [0, 0, 0]
     for page in pages:
         page.context.close()
+
+
+def test_practice_table_in_english_names_the_bots_in_english(server, browser):
+    """The table state is shared by all viewers of a seat; bot names are given by the page, in the
+    viewer's language (English here), not by the server's default language."""
+    base, club = server["url"], server["club"]
+    page = sign_in(browser, base, "e2e1")
+    page.context.add_cookies([{"name": "django_language", "value": "en", "url": base}])
+    page.goto(f"{base}/clubs/{club}/")
+    page.check("input[name=practice]")
+    page.click("form[action$='/open/'] button[type=submit]")
+    page.wait_for_function("() => window.tableApp && window.tableApp.state")
+    page.wait_for_selector(".seat-name")
+    names = page.evaluate("() => window.tableApp.state.seats.map((s) => s.name)")
+    assert names[1:] == ["Bot 2", "Bot 3"], names
+    text = " ".join(page.locator("#table-app").all_text_contents())
+    assert "Bot 2" in text and "机器人" not in text
+    page.screenshot(path=str(OUT / "table_07_practice_en.png"))
+    page.context.close()

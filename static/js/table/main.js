@@ -40,6 +40,13 @@ function showError(message) {
   showError.timer = setTimeout(() => { box.hidden = true; }, 3000);
 }
 
+// Bot seats are named here, in the viewer's language (the server sends one copy per seat, not per
+// language).
+function nameBots(next) {
+  next.seats.forEach((s) => { if (!s.user_id && s.bot) s.name = t.botName.replace("%(n)s", s.index + 1); });
+  (next.summary || []).forEach((r) => { if (!r.name && next.seats[r.index]) r.name = next.seats[r.index].name; });
+}
+
 function render() {
   if (!state) return;
   document.body.dataset.stage = state.stage;
@@ -59,6 +66,7 @@ function render() {
 
 const socket = new TableSocket(cfg.wsPath, {
   onState(next) {
+    nameBots(next);
     const legalChanged = !state || JSON.stringify(state.hand && state.hand.legal) !== JSON.stringify(next.hand && next.hand.legal);
     if (legalChanged) { ui.selected = null; ui.chi = null; }
     state = next;
