@@ -179,8 +179,7 @@ def test_points_chart_leaves_fees_out(make_finished_hand, people):
 def test_fee_of_a_hand_played_at_a_table_opened_from_a_template(people, django_capture_on_commit_callbacks):
     """The template's fee reaches the ledger through the table's snapshot (tables.table_open)."""
     from apps.clubs.models import RuleTemplate
-    from apps.tables import services as table_services
-    from tests.tables.tables_helpers import play_hand_via_services
+    from tests.tables.tables_helpers import open_and_play_hand
 
     users = [people["owner"], people["member"], people["other"]]
     template = RuleTemplate.objects.create(
@@ -188,12 +187,7 @@ def test_fee_of_a_hand_played_at_a_table_opened_from_a_template(people, django_c
         piao_choices=[], hands_per_session=1, turn_seconds=15, fee=2, fee_payer="each",
     )
     with django_capture_on_commit_callbacks(execute=True):
-        table = table_services.table_open(user=users[0], template=template)
-        for user in users[1:]:
-            table_services.table_join(user=user, table_id=table.pk)
-        for user in users:
-            table_services.seat_ready(user=user, table_id=table.pk)
-        hand = play_hand_via_services(table.pk, users, rng=random.Random(5))
+        hand = open_and_play_hand(template, users, rng=random.Random(5))
     hand.refresh_from_db()
     txn = Transaction.objects.get(hand=hand)
     assert fee_lines(txn) == {0: (-2, 2), 1: (-2, 2), 2: (-2, 2)}

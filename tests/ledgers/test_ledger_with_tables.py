@@ -9,8 +9,7 @@ from apps.ledgers.models import Account, Entry, Transaction
 
 
 def test_hand_played_at_a_table_is_settled_once_like_its_totals(people, django_capture_on_commit_callbacks):
-    from apps.tables import services
-    from tests.tables.tables_helpers import play_hand_via_services
+    from tests.tables.tables_helpers import open_and_play_hand
 
     users = [people["owner"], people["member"], people["other"]]
     template = RuleTemplate.objects.create(
@@ -18,12 +17,7 @@ def test_hand_played_at_a_table_is_settled_once_like_its_totals(people, django_c
         piao_choices=[], hands_per_session=2, turn_seconds=15,
     )
     with django_capture_on_commit_callbacks(execute=True):
-        table = services.table_open(user=users[0], template=template)
-        for user in users[1:]:
-            services.table_join(user=user, table_id=table.pk)
-        for user in users:
-            services.seat_ready(user=user, table_id=table.pk)
-        hand = play_hand_via_services(table.pk, users, rng=random.Random(3))
+        hand = open_and_play_hand(template, users, rng=random.Random(3))
     hand.refresh_from_db()
     assert hand.status == "finished"
     txn = Transaction.objects.get(hand=hand)

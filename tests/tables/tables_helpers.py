@@ -32,3 +32,13 @@ def play_hand_via_services(table_id: int, users: list, rng: random.Random | None
 def ready_all(table_id: int, users: list) -> None:
     for user in users:
         services.seat_ready(user=user, table_id=table_id)
+
+
+def open_and_play_hand(template, users: list, rng: random.Random | None = None) -> Hand:
+    """Open a table from ``template`` (users[0] opens, the others join), everyone readies, and the
+    first hand is played to its end through the services; returns that hand's row."""
+    table = services.table_open(user=users[0], template=template)
+    for user in users[1:]:
+        services.table_join(user=user, table_id=table.pk)
+    ready_all(table.pk, users)
+    return play_hand_via_services(table.pk, users, rng=rng)

@@ -67,20 +67,17 @@ def test_settlement_panel_state_shows_each_seats_fee_as_the_ledger_posts_it(
 ):
     """RULES.md §9.3 (a fee is not part of the rules): the table page's settlement shows who paid the
     fee for the hand; the ledger's fee lines for that hand say the same."""
-    from tables_helpers import play_hand_via_services, ready_all
+    from tables_helpers import open_and_play_hand
 
     from apps.ledgers.models import Entry
     from apps.tables.selectors import table_snapshot
 
     template = make_template(name="收费")
     club_services.template_update(template=template, by=players[0], fee=3, fee_payer=payer)
-    table = services.table_open(user=players[0], template=template)
-    for user in players[1:]:
-        services.table_join(user=user, table_id=table.pk)
     with django_capture_on_commit_callbacks(execute=True):
-        ready_all(table.pk, players)
-        hand = play_hand_via_services(table.pk, players)
+        hand = open_and_play_hand(template, players)
     hand.refresh_from_db()
+    table = hand.table
     state = table_snapshot(table_id=table.pk, viewer=0)["state"]
     assert (state["fee"], state["fee_payer"]) == (3, payer)
     shown = state["hand"]["fees"]
