@@ -71,16 +71,7 @@ def test_template_form_shows_presets_and_engine_errors(client, world):
     html = client.get(url).content.decode()
     for preset in ("basic", "full", "chenzhou", "luzhou"):
         assert f'value="{preset}"' in html
-    data = {
-        "name": "x",
-        "preset": "full",
-        "players": "3",
-        "base_score": "1",
-        "hands_per_session": "8",
-        "turn_seconds": "15",
-        "piao_choices": "",
-        "options": '{"min_huxi": "abc"}',
-    }
+    data = {**TEMPLATE_FORM, "options": '{"min_huxi": "abc"}'}
     response = client.post(url, data)
     assert response.status_code == 200 and "min_huxi" in response.content.decode()
     response = client.post(url, {**data, "options": "{not json"})
@@ -109,8 +100,9 @@ def test_template_edit_prefills_and_saves(client, world):
     assert (world.template.players, world.template.piao_choices) == (4, [1, 2])
 
 
-FEE_FORM = {
-    "name": "收桌费",
+# The template form's fields, all valid.
+TEMPLATE_FORM = {
+    "name": "x",
     "preset": "full",
     "players": "3",
     "base_score": "1",
@@ -119,6 +111,7 @@ FEE_FORM = {
     "piao_choices": "",
     "options": "",
 }
+FEE_FORM = {**TEMPLATE_FORM, "name": "收桌费"}
 
 
 def test_template_form_refuses_a_negative_fee_with_a_clear_message(client, world):
