@@ -323,21 +323,63 @@ def best_free_packed(fs: int, fb: int, need_jiang: bool, w: tuple[int, int, int,
             f = e and CASE_SENT.get(fb)
             return e[0] * w[0] + e[1] * w[1] + f[0] * w[2] + f[1] * w[3] if f else -1
         return _cut_best(fs, fb, ts % 3, True, w)
+    return best_with_jiao(fs, fb, ts, need_jiang, ranks, w)
+
+
+def best_with_jiao(fs: int, fb: int, ts: int, need_jiang: bool, ranks: int, w: tuple[int, int, int, int]) -> int:
+    """``best_free_packed`` when ``ranks`` (top bits of the fields, ``B7``) may hold 绞; ``ts`` is the
+    small case's card count. Every choice of 绞 is tried; the choices at the last such rank are
+    looked at without building them, and only those leaving the small case a card count that can
+    split (0 mod 3, or 2 mod 3 with the 将) are looked up."""
     cuts = [(fs, fb, ts)]
-    while ranks:
+    while True:
         low = ranks & -ranks
         ranks ^= low
         shift = low.bit_length() - FIELD
         uses = JIAO_USES[((fs >> shift) & 0xFF, (fb >> shift) & 0xFF)]
+        if not ranks:
+            break
         cuts = [(s - (ds << shift), b - (db << shift), t - ds) for s, b, t in cuts for ds, db in uses]
+    sent, pair = CASE_SENT, CASE_PAIR
+    w0, w1, w2, w3 = w
     best = -1
-    for s, b, t in cuts:
-        t %= 3
-        if t == 1 or (t == 2 and not need_jiang):
-            continue
-        h = _cut_best(s, b, t, need_jiang, w)
-        if h > best:
-            best = h
+    for s0, b0, t0 in cuts:
+        for ds, db in uses:
+            side = (t0 - ds) % 3
+            if side == 0:
+                e = sent.get(s0 - (ds << shift))
+                if e is None:
+                    continue
+                if need_jiang:
+                    pairs = pair.get(b0 - (db << shift))
+                    if pairs is None:
+                        continue
+                    h = -1
+                    for (x, y, _), _ in pairs:
+                        if x * w2 + y * w3 > h:
+                            h = x * w2 + y * w3
+                    h += e[0] * w0 + e[1] * w1
+                else:
+                    f = sent.get(b0 - (db << shift))
+                    if f is None:
+                        continue
+                    h = e[0] * w0 + e[1] * w1 + f[0] * w2 + f[1] * w3
+            elif side == 2 and need_jiang:
+                e = sent.get(b0 - (db << shift))
+                if e is None:
+                    continue
+                pairs = pair.get(s0 - (ds << shift))
+                if pairs is None:
+                    continue
+                h = -1
+                for (x, y, _), _ in pairs:
+                    if x * w0 + y * w1 > h:
+                        h = x * w0 + y * w1
+                h += e[0] * w2 + e[1] * w3
+            else:
+                continue
+            if h > best:
+                best = h
     return best
 
 

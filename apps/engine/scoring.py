@@ -23,6 +23,7 @@ scorer of ``score_detail.py``, which picks the same decomposition; natural wins 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from operator import attrgetter
 from operator import itemgetter as _items
 
 from .cards import IS_RED
@@ -37,6 +38,7 @@ from .decompose import (
     ONES10,
     _cut_best,
     best_free_packed,
+    best_with_jiao,
     free_shapes_packed,
 )
 from .groups import Group
@@ -57,12 +59,13 @@ from .score_detail import (
 from .winning import (
     _BY_ID,
     ENC,
-    F_CHI,
-    F_FOUR,
-    F_PENG,
-    F_WEI,
+    LAID_CHI_MASK,
+    LAID_FOUR_MASK,
+    LAID_HUXI,
+    LAID_PENG,
+    LAID_WEI,
     RuleContext,
-    laid_flags,
+    laid_bits,
     packed_variants,
     rule_context,
 )
@@ -82,11 +85,19 @@ _RED_RANKS = (1, 6, 9)
 _INCOMPLETE = ScoreResult(False, "incomplete", _INCOMPLETE_MESSAGE)
 
 
-def _laid_info(rc: RuleContext, key: tuple[str, tuple[int, ...]]) -> tuple[int, int, int]:
-    """(胡息, packed cards, flags) of a laid group missing from ``rc.laid_info`` (never for valid input)."""
-    kind, cards = key
-    info = rc.laid_info[key] = (rc.huxi_of(kind, cards), sum(ENC[c] for c in cards), laid_flags(kind, cards))
-    return info
+_KIND_CARDS = attrgetter("kind", "cards")
+
+
+def _laid_sum(rc: RuleContext, groups: Sequence[Group]) -> int:
+    """The laid groups packed (``winning.LAID_*``), adding any group missing from ``rc.laid`` (never
+    one of valid input: ``score_win`` sums the table's entries directly)."""
+    total = 0
+    for key in map(_KIND_CARDS, groups):
+        packed = rc.laid.get(key)
+        if packed is None:
+            packed = rc.laid[key] = laid_bits(*key) | rc.huxi_of(*key) << LAID_HUXI
+        total += packed
+    return total
 
 
 def _fans(rc: RuleContext, key: tuple) -> tuple:
@@ -193,45 +204,44 @@ def score_win(
     hit = _BY_ID.get(id(rs))
     rc = hit[1] if hit is not None and hit[0] is rs else rule_context(rs)
     hp = sum(_items(*hand)(ENC)) if len(hand) > 1 else sum(map(ENC.__getitem__, hand))
-    fixed = flags = lenc = 0
-    get = rc.laid_info.get
-    for g in groups:
-        key = (g.kind, g.cards)
-        info = get(key) or _laid_info(rc, key)
-        fixed += info[0]
-        lenc += info[1]
-        flags |= info[2]
-    if rc.every_split or win_by == "reveal" or rc.kan3 is None:
-        return _score_split(rc, hand, groups, win_card, win_by, dealer, last_card, reveal_card, hp, fixed, flags, lenc)
+    if groups:
+        try:
+            lp = sum(map(rc.laid_item, map(_KIND_CARDS, groups)))
+        except KeyError:
+            lp = _laid_sum(rc, groups)
+    else:
+        lp = 0
+    if rc.split_path or win_by == "reveal":
+        return _score_split(rc, hand, groups, win_card, win_by, dealer, last_card, reveal_card, hp, lp)
     # §8.2: the winning card's role. Each shape: (fixed 胡息, hand counts, cards, groups, 将?, kept field).
-    same = rc.same
-    h = hp & M160
-    n = (hp >> _NUM) & 0xFF
     sh = FIELD * win_card
-    wb = 1 << sh
-    held = (h >> sh) & 0xFF
-    four = flags & F_FOUR
+    held = (hp >> sh) & 0xFF
+    h = hp & M160
+    n = len(hand)
+    fixed = (lp >> LAID_HUXI) & 0xFF
+    four = 1 if lp & LAID_FOUR_MASK else 0
     n_laid = len(groups)
     if held == 3:
-        shapes = ((fixed + same["ti" if win_by == "self_draw" else "pao"][win_card], h - 3 * wb, n - 3, n_laid + 1, 1, 0),)
-    elif held < 2 and (flags >> (F_WEI + win_card)) & 1:
+        wb = 3 << sh
+        shapes = ((fixed + rc.same["ti" if win_by == "self_draw" else "pao"][win_card], h - wb, n - 3, n_laid + 1, 1, 0),)
+    elif held < 2 and (lp >> (LAID_WEI + win_card)) & 1:
+        same = rc.same
         shapes = ((fixed + same["ti" if win_by == "self_draw" else "pao"][win_card] - same["wei"][win_card], h, n, n_laid, 1, 0),)
-    elif held < 2 and (flags >> (F_PENG + win_card)) & 1 and win_by != "discard":
+    elif held < 2 and (lp >> (LAID_PENG + win_card)) & 1 and win_by != "discard":
+        same = rc.same
         shapes = ((fixed + same["pao"][win_card] - same["peng"][win_card], h, n, n_laid, 1, 0),)
     elif held == 2 and win_by == "self_draw":
-        shapes = ((fixed + same["wei"][win_card], h - 2 * wb, n - 2, n_laid + 1, four, 0),)
+        wb = 2 << sh
+        shapes = ((fixed + rc.same["wei"][win_card], h - wb, n - 2, n_laid + 1, four, 0),)
     elif held == 2:  # another player's card onto a pair: a 碰, or three free cards
+        wb = 1 << sh
         shapes = (
-            (fixed + same["peng"][win_card], h - 2 * wb, n - 2, n_laid + 1, four, 0),
+            (fixed + rc.same["peng"][win_card], h - 2 * wb, n - 2, n_laid + 1, four, 0),
             (fixed, h + wb, n + 1, n_laid, four, 0xFF << sh),
         )
     else:
-        shapes = ((fixed, h + wb, n + 1, n_laid, four, 0),)
+        shapes = ((fixed, h + (1 << sh), n + 1, n_laid, four, 0),)
     to_win = rc.groups_to_win
-    min_huxi = rs.min_huxi
-    chi = flags & F_CHI
-    w0, w1, w2, w3 = w4 = rc.w4
-    kan_s, kan_b, kan_red = rc.kan3
     cands = []
     top = -1
     for fx, h, n, ng, need, keep in shapes:
@@ -240,10 +250,9 @@ def score_win(
             if keep:
                 k &= ~keep
             if (h + _GE4) & k:  # four of a kind held (never valid input here): the general path
-                return _score_split(
-                    rc, hand, groups, win_card, win_by, dealer, last_card, reveal_card, hp, fixed, flags, lenc
-                )
+                return _score_split(rc, hand, groups, win_card, win_by, dealer, last_card, reveal_card, hp, lp)
             ks, kb = (k & M80).bit_count(), (k >> 80).bit_count()
+            kan_s, kan_b, kan_red = rc.kan3
             fx += ks * kan_s + kb * kan_b
             if kan_red:
                 fx += (k & _RED_TOP).bit_count() * kan_red
@@ -255,10 +264,11 @@ def score_win(
             continue
         fs = h & M80
         fb = h >> 80
-        if (fs + _GE1) & (fb + _GE1) & (fs + fb + ADD_GE3) & B7:
-            best = best_free_packed(fs, fb, need, w4)
+        ranks = (fs + _GE1) & (fb + _GE1) & (fs + fb + ADD_GE3) & B7
+        if ranks:
+            best = best_with_jiao(fs, fb, ((fs * ONES10) >> 72) & 0xFF, need, ranks, rc.w4)
         elif need:
-            best = _cut_best(fs, fb, (((fs * ONES10) >> 72) & 0xFF) % 3, True, w4)
+            best = _cut_best(fs, fb, (((fs * ONES10) >> 72) & 0xFF) % 3, True, rc.w4)
         else:
             e = CASE_SENT.get(fs)
             if e is None:
@@ -266,22 +276,23 @@ def score_win(
             f = CASE_SENT.get(fb)
             if f is None:
                 continue
+            w0, w1, w2, w3 = rc.w4
             best = e[0] * w0 + e[1] * w1 + f[0] * w2 + f[1] * w3
         if best < 0:
             continue
         huxi = fx + best
         if huxi > top:
             top = huxi
-        if huxi >= min_huxi:
+        if huxi >= rs.min_huxi:
             # 对对胡: no 吃 laid and nothing but the 将 among the free cards.
-            cands.append((huxi, not chi and nf == 0))
+            cands.append((huxi, nf == 0 and not lp & LAID_CHI_MASK))
     if not cands:
         if top < 0:
             return _INCOMPLETE
-        return _below_min(top, min_huxi)
-    t = hp + lenc + ENC[win_card]
-    red, big = (t >> _RED) & 0xFF, (t >> _BIG) & 0xFF
-    small = ((t >> _NUM) & 0xFF) - big
+        return _below_min(top, rs.min_huxi)
+    t = (hp + lp + ENC[win_card]) >> _RED
+    red, big = t & 0xFF, (t >> 8) & 0xFF
+    small = ((t >> 16) & 0xFF) - big
     wbk, dealer_k, zimo_k, zimo_tun = rc.call_keys[win_by][dealer]
     shua = len(hand) == 1 and hand[0] == win_card
     fan_cache = rc.fan_cache
@@ -327,14 +338,14 @@ def _below_min(top: int, min_huxi: int) -> ScoreResult:
 
 def _score_split(
     rc: RuleContext, hand: Sequence[int], groups: Sequence[Group], win_card: int, win_by: str, dealer: bool,
-    last_card: bool, reveal_card: int | None, hp: int, fixed: int, flags: int, lenc: int,
+    last_card: bool, reveal_card: int | None, hp: int, lp: int,
 ) -> ScoreResult:
     """``score_win`` where every split counts (changsha's 比/双飘, 毛胡) and at a reveal win."""
     rs = rc.rs
-    vs = packed_variants(rc, hp, fixed, flags, len(groups), win_card, win_by, dealer)
+    vs = packed_variants(rc, hp, lp, len(groups), win_card, win_by, dealer)
     if not vs:
         return _INCOMPLETE
-    chi = flags & F_CHI
+    chi = lp & LAID_CHI_MASK
     min_huxi = rs.min_huxi
     mao_hu = rs.mao_hu
     cands: list[tuple[int, bool, int, int]] = []
@@ -361,9 +372,9 @@ def _score_split(
         if top < 0:
             return _INCOMPLETE
         return _below_min(top, min_huxi)
-    t = hp + lenc + ENC[win_card]
-    red, big = (t >> _RED) & 0xFF, (t >> _BIG) & 0xFF
-    small = ((t >> _NUM) & 0xFF) - big
+    t = (hp + lp + ENC[win_card]) >> _RED
+    red, big = t & 0xFF, (t >> 8) & 0xFF
+    small = ((t >> 16) & 0xFF) - big
     base = fan_key(rs, red, big, small, win_by, dealer, last_card, reveal_card, len(hand) == 1 and hand[0] == win_card)
     fan_cache = rc.fan_cache
     zimo_tun = rc.call_keys[win_by][dealer][3]
@@ -395,25 +406,25 @@ def can_win(
     built). ``hand_counts`` is the 20-count vector of the hidden hand before the winning card."""
     if win_by == "natural" or win_card is None:
         return sum(1 for n in hand_counts if n == 4) >= 3 or sum(1 for n in hand_counts if n >= 3) >= 5
-    rc = rule_context(rs)
-    h = int.from_bytes(bytes(hand_counts), "little")
-    hp = h | (sum(hand_counts) << _NUM)
-    fixed = flags = 0
-    get = rc.laid_info.get
-    for g in groups:
-        key = (g.kind, g.cards)
-        info = get(key) or _laid_info(rc, key)
-        fixed += info[0]
-        flags |= info[2]
+    hit = _BY_ID.get(id(rs))
+    rc = hit[1] if hit is not None and hit[0] is rs else rule_context(rs)
+    hp = int.from_bytes(bytes(hand_counts), "little") | (sum(hand_counts) << _NUM)
+    if groups:
+        try:
+            lp = sum(map(rc.laid_item, map(_KIND_CARDS, groups)))
+        except KeyError:
+            lp = _laid_sum(rc, groups)
+    else:
+        lp = 0
     min_huxi = rs.min_huxi
     if rs.mao_hu:
         return any(
             c[0] >= min_huxi or c[0] == 0
-            for v in packed_variants(rc, hp, fixed, flags, len(groups), win_card, win_by, dealer)
+            for v in packed_variants(rc, hp, lp, len(groups), win_card, win_by, dealer)
             for c in _every_split(rc, v, groups, False)
         )
     w0, w1, w2, w3 = w4 = rc.w4
-    for fx, h, need, _, _ in packed_variants(rc, hp, fixed, flags, len(groups), win_card, win_by, dealer):
+    for fx, h, need, _, _ in packed_variants(rc, hp, lp, len(groups), win_card, win_by, dealer):
         if fx < min_huxi and fx + _free_bound(h, w0, w1, w2, w3) < min_huxi:
             continue  # not enough 一二三/二七十 among the free cards: no split can reach min_huxi
         best = best_free_packed(h & M80, h >> 80, need, w4)

@@ -28,7 +28,8 @@ class RuleContext:
 
     __slots__ = (
         "rs", "key", "weights", "groups_to_win", "huxi", "value_cache", "every_split",
-        "w4", "same", "fan_cache", "laid_info", "one_xi_one_tun", "zimo_tun", "kan3", "call_keys", "kai_di",
+        "w4", "same", "fan_cache", "laid", "laid_item", "one_xi_one_tun", "zimo_tun", "kan3", "call_keys", "kai_di",
+        "split_path",
     )
 
     def __init__(self, rs: RuleSet) -> None:
@@ -41,10 +42,12 @@ class RuleContext:
         # 比 and 双飘 (changsha) look at the whole decomposition, 毛胡 at 0-胡息 ones: try every split.
         self.every_split = rs.mingtang == "changsha" or rs.mao_hu
         # Fast path (scoring.py): 胡息 of 一二三 / 二七十 per case, of same-card groups per (kind, card),
-        # the fans per ``mingtang.fan_key`` and what a laid (kind, cards) group contributes.
+        # the fans per ``mingtang.fan_key`` and what a laid (kind, cards) group contributes (packed,
+        # ``LAID_*`` below; ``laid_item`` is the table's ``__getitem__``, kept to avoid rebinding it).
         small, big = self.weights
         self.w4 = (small[0], small[8], big[0], big[8])
-        self.same, self.laid_info = _fast_tables(self.key)
+        self.same, self.laid = _fast_tables(self.key)
+        self.laid_item = self.laid.__getitem__
         self.fan_cache: dict[tuple, tuple] = {}
         self.one_xi_one_tun = rs.tun_mode == "1xi1tun"
         self.zimo_tun = rs.zimo == "+1tun"
@@ -54,6 +57,8 @@ class RuleContext:
         kan3 = (kan[0], kan[10], kan[1] - kan[0])
         uniform = all(kan[c] == kan3[c >= 10] + IS_RED[c] * kan3[2] for c in range(20))
         self.kan3 = kan3 if uniform else None
+        # Where the scorer must look at every split, or at 坎 one by one: ``scoring._score_split``.
+        self.split_path = self.every_split or self.kan3 is None
         # Per (win_by, dealer): the part of ``mingtang.fan_key`` fixed by them, and the 自摸 +1 tun.
         self.call_keys = {
             wb: {d: _call_key(rs, wb, d) for d in (False, True)}
@@ -80,21 +85,29 @@ def _call_key(rs: RuleSet, win_by: str, dealer: bool) -> tuple[str, bool, bool, 
 # Packed cards (scoring.py's fast path): kind c at bit 8c, then counts of red cards (bit 160), big
 # cards (bit 168) and all cards (bit 176).
 ENC = tuple((1 << (8 * c)) | (IS_RED[c] << 160) | ((c >= 10) << 168) | (1 << 176) for c in range(20))
-# Laid-group flags: bit 0 a 4-card group, bit 1 a 吃, bit 2+c a 偎/臭偎 of c, bit 22+c a 碰 of c.
-F_FOUR, F_CHI, F_WEI, F_PENG = 1, 2, 2, 22
+
+# A laid group packed into one int (``RuleContext.laid``); the ints of a player's laid groups are
+# summed: bit LAID_WEI + c is a 偎/臭偎 of c, bit LAID_PENG + c a 碰 of c (a card has at most one of
+# them), 8 bits each at LAID_FOUR (4-card groups), LAID_CHI (吃) and LAID_HUXI (胡息), and the counts
+# of red, big and all cards at the bits where ``ENC`` keeps them, so hand + laid + card adds up.
+LAID_WEI, LAID_PENG, LAID_FOUR, LAID_CHI, LAID_HUXI = 0, 20, 40, 48, 56
+LAID_FOUR_MASK = 0xFF << LAID_FOUR
+LAID_CHI_MASK = 0xFF << LAID_CHI
+LAID_LOW = (1 << 64) - 1  # the bits below the card counts
 
 
-def laid_flags(kind: str, cards: tuple[int, ...]) -> int:
-    flags = (kind == "ti" or kind == "pao") | ((kind == "chi") << 1)
+def laid_bits(kind: str, cards: tuple[int, ...]) -> int:
+    """The packed laid group without its 胡息 (which depends on the 胡息 table)."""
+    bits = (kind == "ti" or kind == "pao") << LAID_FOUR | (kind == "chi") << LAID_CHI
     if kind in ("wei", "chou_wei"):
-        flags |= 1 << (F_WEI + cards[0])
+        bits |= 1 << (LAID_WEI + cards[0])
     elif kind == "peng":
-        flags |= 1 << (F_PENG + cards[0])
-    return flags
+        bits |= 1 << (LAID_PENG + cards[0])
+    return bits + (sum(ENC[c] for c in cards) & ~((1 << 160) - 1))
 
 
-def _laid_groups() -> list[tuple[GroupT, int, int]]:
-    """Every well-formed laid group with its packed cards and flags."""
+def _laid_groups() -> list[tuple[GroupT, int]]:
+    """Every well-formed laid group with its packed form (胡息 left out)."""
     groups: list[GroupT] = []
     for c in range(20):
         groups += [("ti", (c,) * 4), ("pao", (c,) * 4), ("wei", (c,) * 3), ("chou_wei", (c,) * 3), ("peng", (c,) * 3)]
@@ -102,23 +115,34 @@ def _laid_groups() -> list[tuple[GroupT, int, int]]:
         groups += [("chi", tuple(base + x for x in p)) for p in SENTENCE_PATTERNS]
     for r in range(10):
         groups += [("chi", (r, r, r + 10)), ("chi", (r, r + 10, r + 10))]
-    return [((k, c), sum(ENC[x] for x in c), laid_flags(k, c)) for k, c in groups]
+    return [((k, c), laid_bits(k, c)) for k, c in groups]
+
+
+_SAME_SIZE = {"ti": 4, "pao": 4, "wei": 3, "chou_wei": 3, "kan": 3, "peng": 3}
+
+
+@lru_cache(maxsize=8)
+def _same_table(key: tuple[bool, bool]) -> dict[str, tuple[int, ...]]:
+    """胡息 of same-card groups by kind and card (``huxi.same_huxi``, without its cache per call)."""
+    same = same_huxi.__wrapped__
+    return {kind: tuple([same(key, kind, c) for c in range(20)]) for kind in _SAME_KINDS}
 
 
 @lru_cache(maxsize=8)
 def _huxi_table(key: tuple[bool, bool]) -> dict[GroupT, int]:
-    """胡息 of every possible group (a few hundred), so hot loops do one dict lookup."""
+    """胡息 of every possible group (a few hundred), so hot loops do one dict lookup. The same values
+    as ``huxi.group_huxi_by_key`` (tests compare them), built from its two tables directly."""
     table: dict[GroupT, int] = {}
+    for kind, values in _same_table(key).items():
+        size = _SAME_SIZE[kind]
+        for c in range(20):
+            table[(kind, (c,) * size)] = values[c]
     for c in range(20):
-        for kind in ("ti", "pao"):
-            table[(kind, (c,) * 4)] = group_huxi_by_key(key, kind, (c,) * 4)
-        for kind in ("wei", "chou_wei", "kan", "peng"):
-            table[(kind, (c,) * 3)] = group_huxi_by_key(key, kind, (c,) * 3)
         table[("jiang", (c, c))] = 0
-    for base in (0, 10):
-        for pattern in SENTENCE_PATTERNS:
-            cards = tuple(base + x for x in pattern)
-            table[("sentence", cards)] = table[("chi", cards)] = group_huxi_by_key(key, "sentence", cards)
+    for base, weights in zip((0, 10), sentence_weights(key), strict=True):
+        for pattern, value in zip(SENTENCE_PATTERNS, weights, strict=True):
+            cards = (base + pattern[0], base + pattern[1], base + pattern[2])
+            table[("sentence", cards)] = table[("chi", cards)] = value
     for r in range(10):
         for cards in ((r, r, r + 10), (r, r + 10, r + 10)):
             table[("jiao", cards)] = table[("chi", cards)] = 0
@@ -129,11 +153,10 @@ _LAID_GROUPS = _laid_groups()
 
 
 @lru_cache(maxsize=8)
-def _fast_tables(key: tuple[bool, bool]) -> tuple[dict[str, tuple[int, ...]], dict[tuple, tuple[int, int, int]]]:
-    """Per 胡息 table: same-card group 胡息 by kind and card; (胡息, packed cards, flags) by laid group."""
-    same = {kind: tuple(same_huxi(key, kind, c) for c in range(20)) for kind in _SAME_KINDS}
+def _fast_tables(key: tuple[bool, bool]) -> tuple[dict[str, tuple[int, ...]], dict[GroupT, int]]:
+    """Per 胡息 table: same-card group 胡息 by kind and card; the packed form of every laid group."""
     huxi = _huxi_table(key)
-    return same, {group: (huxi[group], enc, flags) for group, enc, flags in _LAID_GROUPS}
+    return _same_table(key), {group: bits | huxi[group] << LAID_HUXI for group, bits in _LAID_GROUPS}
 
 
 _BY_ID: dict[int, tuple[RuleSet, RuleContext]] = {}
@@ -271,17 +294,19 @@ M160 = (1 << 160) - 1
 _NUM = 176
 
 
-def packed_variants(rc: RuleContext, hp: int, fixed: int, flags: int, n_laid: int, card: int, win_by: str, dealer: bool) -> list:
+def packed_variants(rc: RuleContext, hp: int, lp: int, n_laid: int, card: int, win_by: str, dealer: bool) -> list:
     """The ways the winning card counts (§8.2, as ``winning.variants``) with the right group count:
     (fixed 胡息, free counts packed, 将 needed, all-red groups among the formed group and the 坎,
-    number of free cards besides the 将)."""
+    number of free cards besides the 将). ``hp``: the hand packed (``ENC``); ``lp``: the laid groups
+    packed (``RuleContext.laid``)."""
     same = rc.same
     h = hp & M160
     n = (hp >> _NUM) & 0xFF
     sh = FIELD * card
     wb = 1 << sh
     held = (h >> sh) & 0xFF
-    four = flags & F_FOUR
+    fixed = (lp >> LAID_HUXI) & 0xFF
+    four = 1 if lp & LAID_FOUR_MASK else 0
     keep = formed = 0
     if win_by == "reveal" and dealer:
         h += wb
@@ -291,10 +316,10 @@ def packed_variants(rc: RuleContext, hp: int, fixed: int, flags: int, n_laid: in
         h -= 3 * wb
         n -= 3
         four = formed = 1
-    elif held < 2 and (flags >> (F_WEI + card)) & 1:
+    elif held < 2 and (lp >> (LAID_WEI + card)) & 1:
         fixed += same["ti" if win_by == "self_draw" else "pao"][card] - same["wei"][card]
         four = 1
-    elif held < 2 and (flags >> (F_PENG + card)) & 1 and win_by != "discard":
+    elif held < 2 and (lp >> (LAID_PENG + card)) & 1 and win_by != "discard":
         fixed += same["pao"][card] - same["peng"][card]
         four = 1
     elif held == 2 and win_by == "self_draw":
