@@ -222,10 +222,28 @@ PATTERN_YI, PATTERN_EQS = 0, 8
 CaseEntry = tuple[int, int, int]  # (一二三 count, 二七十 count, pattern counts packed by 4 bits)
 
 
-def _build_case_tables() -> tuple[dict[int, CaseEntry], dict[int, list[tuple[CaseEntry, int]]]]:
+# What the 胡息 of a case split depends on, as a small int: only 一二三 and 二七十 score, so a split
+# is summed up by ``yi + 8 * eqs`` (its counts of each, at most 3 in a case). ``SENT_CODE`` gives it
+# for the sentence-only split of a case vector; ``PAIR_CODE`` the same for the splits with a pair,
+# or, when they differ, 32 + the index of their set in ``PAIR_SETS``. ``code_values(weights)``
+# turns either into 胡息 for one case of one 胡息 table (a tuple: one index in the hot loops).
+_CODES = 32
+
+
+def _code(m: int) -> int:
+    return (m & 15) + 8 * ((m >> 32) & 15)
+
+
+def code_values(yi: int, eqs: int) -> tuple[int, ...]:
+    """胡息 by code (``SENT_CODE``/``PAIR_CODE``) for a case where 一二三 scores ``yi`` and 二七十 ``eqs``."""
+    plain = [(c & 7) * yi + (c >> 3) * eqs for c in range(_CODES)]
+    return tuple(plain + [max(plain[c] for c in codes) for codes in PAIR_SETS])
+
+
+def _build_case_tables() -> tuple[dict[int, CaseEntry], dict[int, list[tuple[CaseEntry, int]]], dict[int, int], dict[int, int], list]:
     """Breadth first over the number of sentences. Uniqueness of a sentence-only split is what
     ``tests/engine/test_scoring_reference.py`` checks against ``case_splits`` (not re-checked here:
-    this runs at every import)."""
+    this runs at every import). Also the codes of the splits (``SENT_CODE``, ``PAIR_CODE``)."""
     sent: dict[int, int] = {0: 0}
     layer = {0: 0}
     steps = tuple(zip(_PATTERN_INTS, [1 << (4 * i) for i in range(9)], strict=True))
@@ -239,6 +257,7 @@ def _build_case_tables() -> tuple[dict[int, CaseEntry], dict[int, list[tuple[Cas
         sent.update(nxt)
         layer = nxt
     entries = {v: (m & 15, (m >> 32) & 15, m) for v, m in sent.items()}
+    codes = {v: _code(m) for v, m in sent.items()}
     pair: dict[int, list[tuple[CaseEntry, int]]] = {}
     adds = [(r, 2 << (FIELD * r)) for r in range(10)]
     for v, e in entries.items():
@@ -248,17 +267,38 @@ def _build_case_tables() -> tuple[dict[int, CaseEntry], dict[int, list[tuple[Cas
                     pair[v + add].append((e, r))
                 else:
                     pair[v + add] = [(e, r)]
-    return entries, pair
+    pair_codes: dict[int, int] = {}
+    sets: dict[tuple[int, ...], int] = {}
+    for v, splits in pair.items():
+        found = sorted({_code(e[2]) for e, _ in splits})
+        if len(found) == 1:
+            pair_codes[v] = found[0]
+        else:
+            key = tuple(found)
+            if key not in sets:
+                sets[key] = _CODES + len(sets)
+            pair_codes[v] = sets[key]
+    return entries, pair, codes, pair_codes, list(sets)
 
 
 _start = time.perf_counter()
-CASE_SENT, CASE_PAIR = _build_case_tables()
+CASE_SENT, CASE_PAIR, SENT_CODE, PAIR_CODE, PAIR_SETS = _build_case_tables()
 BUILD_SECONDS = time.perf_counter() - _start  # reported by ``bench --vectors``
 
 # 绞 at one rank with a small and b big cards: the (small used, big used) choices, (0, 0) first.
 JIAO_USES: dict[tuple[int, int], tuple[tuple[int, int], ...]] = {
     (a, b): tuple((2 * x + y, x + 2 * y) for x, y in _jiao_options(a, b)) for a in range(5) for b in range(5)
 }
+# The same per rank, as they change the packed cases, grouped by the small cards they take mod 3:
+# JIAO_AT[rank][5 * a + b][d] lists (small cards taken, big cards taken), packed, taking d mod 3.
+JIAO_AT: tuple[tuple[tuple[tuple[tuple[int, int], ...], ...], ...], ...] = tuple(
+    tuple(
+        tuple(tuple((ds << (FIELD * r), db << (FIELD * r)) for ds, db in JIAO_USES[(a, b)] if ds % 3 == d) for d in range(3))
+        for a in range(5)
+        for b in range(5)
+    )
+    for r in range(10)
+)
 
 
 def jiao_cuts_packed(fs: int, fb: int) -> list[tuple[int, int, int, int]]:
@@ -282,104 +322,68 @@ def jiao_cuts_packed(fs: int, fb: int) -> list[tuple[int, int, int, int]]:
 ONES10 = sum(1 << (FIELD * r) for r in range(10))  # (v * ONES10) >> 72 & 0xFF: the cards in a case
 
 
-def _cut_best(s: int, b: int, side: int, need_jiang: bool, w: tuple[int, int, int, int]) -> int:
-    """Best 胡息 of one 绞 choice; ``side`` is the small case's card count mod 3, which says where
-    the 将 goes (0: big case or none, 2: small case)."""
-    if not need_jiang:
-        e = not side and CASE_SENT.get(s)
-        f = e and CASE_SENT.get(b)
-        return e[0] * w[0] + e[1] * w[1] + f[0] * w[2] + f[1] * w[3] if f else -1
-    if side == 2:
-        e = CASE_SENT.get(b)
-        pairs = e and CASE_PAIR.get(s)
-        w1, w2, base = w[0], w[1], e and e[0] * w[2] + e[1] * w[3]
-    elif side == 0:
-        e = CASE_SENT.get(s)
-        pairs = e and CASE_PAIR.get(b)
-        w1, w2, base = w[2], w[3], e and e[0] * w[0] + e[1] * w[1]
-    else:
-        return -1
-    if not pairs:
-        return -1
-    best = -1
-    for (x, y, _), _ in pairs:
-        if x * w1 + y * w2 > best:
-            best = x * w1 + y * w2
-    return base + best
-
-
-def best_free_packed(fs: int, fb: int, need_jiang: bool, w: tuple[int, int, int, int]) -> int:
+def best_free_packed(fs: int, fb: int, need_jiang: bool, vs: tuple[int, ...], vb: tuple[int, ...]) -> int:
     """The highest 胡息 of a complete split of the free cards (packed cases), -1 if none.
 
-    ``w`` = (small 一二三, small 二七十, big 一二三, big 二七十) 胡息.
+    ``vs``/``vb``: 胡息 by code for the small/big case (``code_values``).
     """
-    ts = ((fs * ONES10) >> 72) & 0xFF
     ranks = (fs + ADD_GE1) & (fb + ADD_GE1) & (fs + fb + ADD_GE3) & B7
-    if not ranks:  # no 绞 possible: one look-up per case
-        if not need_jiang:
-            if ts % 3:
-                return -1
-            e = CASE_SENT.get(fs)
-            f = e and CASE_SENT.get(fb)
-            return e[0] * w[0] + e[1] * w[1] + f[0] * w[2] + f[1] * w[3] if f else -1
-        return _cut_best(fs, fb, ts % 3, True, w)
-    return best_with_jiao(fs, fb, ts, need_jiang, ranks, w)
+    if ranks:
+        return best_with_jiao(fs, fb, need_jiang, ranks, vs, vb)
+    return best_plain(fs, fb, need_jiang, vs, vb)
 
 
-def best_with_jiao(fs: int, fb: int, ts: int, need_jiang: bool, ranks: int, w: tuple[int, int, int, int]) -> int:
-    """``best_free_packed`` when ``ranks`` (top bits of the fields, ``B7``) may hold 绞; ``ts`` is the
-    small case's card count. Every choice of 绞 is tried; the choices at the last such rank are
-    looked at without building them, and only those leaving the small case a card count that can
-    split (0 mod 3, or 2 mod 3 with the 将) are looked up."""
-    cuts = [(fs, fb, ts)]
+def best_plain(fs: int, fb: int, need_jiang: bool, vs: tuple[int, ...], vb: tuple[int, ...]) -> int:
+    """``best_free_packed`` when no 绞 is possible: one look-up per case. The small case's card
+    count mod 3 (``fs % 3``: 256 is 1 mod 3) says where the 将 goes: 0 the big case, 2 the small."""
+    side = fs % 3
+    if side == 0:
+        a = SENT_CODE.get(fs)
+        if a is None:
+            return -1
+        b = (PAIR_CODE if need_jiang else SENT_CODE).get(fb)
+    elif side == 2 and need_jiang:
+        a = PAIR_CODE.get(fs)
+        if a is None:
+            return -1
+        b = SENT_CODE.get(fb)
+    else:
+        return -1
+    if b is None:
+        return -1
+    return vs[a] + vb[b]
+
+
+def best_with_jiao(fs: int, fb: int, need_jiang: bool, ranks: int, vs: tuple[int, ...], vb: tuple[int, ...]) -> int:
+    """``best_free_packed`` when ``ranks`` (top bits of the fields, ``B7``) may hold 绞. Every choice
+    of 绞 is tried, but only those leaving the small case a card count that can split are looked
+    up: 0 mod 3 (the 将, if any, in the big case), or 2 mod 3 with the 将 in the small case."""
+    cuts = [(fs, fb, fs % 3)]
     while True:
         low = ranks & -ranks
         ranks ^= low
         shift = low.bit_length() - FIELD
-        uses = JIAO_USES[((fs >> shift) & 0xFF, (fb >> shift) & 0xFF)]
+        by_taken = JIAO_AT[shift >> 3][5 * ((fs >> shift) & 0xFF) + ((fb >> shift) & 0xFF)]
         if not ranks:
             break
-        cuts = [(s - (ds << shift), b - (db << shift), t - ds) for s, b, t in cuts for ds, db in uses]
-    sent, pair = CASE_SENT, CASE_PAIR
-    w0, w1, w2, w3 = w
+        cuts = [(s - ds, b - db, (t - d) % 3) for s, b, t in cuts for d in (0, 1, 2) for ds, db in by_taken[d]]
+    sent, pair = SENT_CODE, PAIR_CODE
+    other = pair if need_jiang else sent
     best = -1
-    for s0, b0, t0 in cuts:
-        for ds, db in uses:
-            side = (t0 - ds) % 3
-            if side == 0:
-                e = sent.get(s0 - (ds << shift))
-                if e is None:
-                    continue
-                if need_jiang:
-                    pairs = pair.get(b0 - (db << shift))
-                    if pairs is None:
-                        continue
-                    h = -1
-                    for (x, y, _), _ in pairs:
-                        if x * w2 + y * w3 > h:
-                            h = x * w2 + y * w3
-                    h += e[0] * w0 + e[1] * w1
-                else:
-                    f = sent.get(b0 - (db << shift))
-                    if f is None:
-                        continue
-                    h = e[0] * w0 + e[1] * w1 + f[0] * w2 + f[1] * w3
-            elif side == 2 and need_jiang:
-                e = sent.get(b0 - (db << shift))
-                if e is None:
-                    continue
-                pairs = pair.get(s0 - (ds << shift))
-                if pairs is None:
-                    continue
-                h = -1
-                for (x, y, _), _ in pairs:
-                    if x * w0 + y * w1 > h:
-                        h = x * w0 + y * w1
-                h += e[0] * w2 + e[1] * w3
-            else:
-                continue
-            if h > best:
-                best = h
+    for s, b, t in cuts:
+        for ds, db in by_taken[t]:  # the small case left with 0 mod 3 cards
+            x = sent.get(s - ds)
+            if x is not None:
+                y = other.get(b - db)
+                if y is not None and vs[x] + vb[y] > best:
+                    best = vs[x] + vb[y]
+        if need_jiang:
+            for ds, db in by_taken[(t + 1) % 3]:  # 2 mod 3: the 将 in the small case
+                x = pair.get(s - ds)
+                if x is not None:
+                    y = sent.get(b - db)
+                    if y is not None and vs[x] + vb[y] > best:
+                        best = vs[x] + vb[y]
     return best
 
 

@@ -24,19 +24,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from operator import attrgetter
-from operator import itemgetter as _items
 
 from .cards import IS_RED
 from .decompose import (
     ADD_GE1,
     ADD_GE3,
     B7,
-    CASE_SENT,
     FIELD,
     M80,
     NIBBLES,
-    ONES10,
-    _cut_best,
+    PAIR_CODE,
+    SENT_CODE,
     best_free_packed,
     best_with_jiao,
     free_shapes_packed,
@@ -59,21 +57,23 @@ from .score_detail import (
 from .winning import (
     _BY_ID,
     ENC,
+    LAID_BY_KIND,
     LAID_CHI_MASK,
+    LAID_COUNTS,
     LAID_FOUR_MASK,
-    LAID_HUXI,
     LAID_PENG,
     LAID_WEI,
+    ONES20,
+    RED_FIELDS,
     RuleContext,
     laid_bits,
+    packed_counts,
     packed_variants,
     rule_context,
 )
 
 __all__ = ["WIN_BY", "ScoreResult", "can_win", "is_zimo", "score_win", "tun_of"]
 
-_RED, _BIG, _NUM = 160, 168, 176  # where winning.ENC keeps the counts of red, big and all cards
-M160 = (1 << 160) - 1
 _GE3 = ADD_GE3 | (ADD_GE3 << 80)  # field + this has its top bit set iff field >= 3 (20 fields)
 _TOP = B7 | (B7 << 80)
 _GE1 = ADD_GE1
@@ -95,7 +95,7 @@ def _laid_sum(rc: RuleContext, groups: Sequence[Group]) -> int:
     for key in map(_KIND_CARDS, groups):
         packed = rc.laid.get(key)
         if packed is None:
-            packed = rc.laid[key] = laid_bits(*key) | rc.huxi_of(*key) << LAID_HUXI
+            packed = laid_bits(*key) | rc.huxi_of(*key) << rc.laid_huxi
         total += packed
     return total
 
@@ -203,22 +203,25 @@ def score_win(
         return score_win_slow(rs, hand, groups, win_card, win_by, dealer, last_card, reveal_card)
     hit = _BY_ID.get(id(rs))
     rc = hit[1] if hit is not None and hit[0] is rs else rule_context(rs)
-    hp = sum(_items(*hand)(ENC)) if len(hand) > 1 else sum(map(ENC.__getitem__, hand))
-    if groups:
-        try:
-            lp = sum(map(rc.laid_item, map(_KIND_CARDS, groups)))
-        except KeyError:
-            lp = _laid_sum(rc, groups)
-    else:
-        lp = 0
+    hp = 0
+    enc = ENC
+    for c in hand:  # an explicit loop: cheaper than sum() over a few big ints
+        hp += enc[c]
+    lp = 0
+    try:
+        laid = LAID_BY_KIND
+        for g in groups:
+            lp += laid[g.kind][g.cards]
+    except KeyError:
+        lp = _laid_sum(rc, groups)
     if rc.split_path or win_by == "reveal":
         return _score_split(rc, hand, groups, win_card, win_by, dealer, last_card, reveal_card, hp, lp)
     # §8.2: the winning card's role. Each shape: (fixed 胡息, hand counts, cards, groups, 将?, kept field).
     sh = FIELD * win_card
     held = (hp >> sh) & 0xFF
-    h = hp & M160
+    h = hp
     n = len(hand)
-    fixed = (lp >> LAID_HUXI) & 0xFF
+    fixed = (lp >> rc.laid_huxi) & 0xFF
     four = 1 if lp & LAID_FOUR_MASK else 0
     n_laid = len(groups)
     if held == 3:
@@ -266,20 +269,26 @@ def score_win(
         fb = h >> 80
         ranks = (fs + _GE1) & (fb + _GE1) & (fs + fb + ADD_GE3) & B7
         if ranks:
-            best = best_with_jiao(fs, fb, ((fs * ONES10) >> 72) & 0xFF, need, ranks, rc.w4)
-        elif need:
-            best = _cut_best(fs, fb, (((fs * ONES10) >> 72) & 0xFF) % 3, True, rc.w4)
-        else:
-            e = CASE_SENT.get(fs)
-            if e is None:
+            best = best_with_jiao(fs, fb, need, ranks, rc.vs, rc.vb)
+            if best < 0:
                 continue
-            f = CASE_SENT.get(fb)
-            if f is None:
+        else:  # ``decompose.best_plain``, inline
+            side = fs % 3
+            if side == 0:
+                a = SENT_CODE.get(fs)
+                if a is None:
+                    continue
+                b = (PAIR_CODE if need else SENT_CODE).get(fb)
+            elif side == 2 and need:
+                a = PAIR_CODE.get(fs)
+                if a is None:
+                    continue
+                b = SENT_CODE.get(fb)
+            else:
                 continue
-            w0, w1, w2, w3 = rc.w4
-            best = e[0] * w0 + e[1] * w1 + f[0] * w2 + f[1] * w3
-        if best < 0:
-            continue
+            if b is None:
+                continue
+            best = rc.vs[a] + rc.vb[b]
         huxi = fx + best
         if huxi > top:
             top = huxi
@@ -290,9 +299,11 @@ def score_win(
         if top < 0:
             return _INCOMPLETE
         return _below_min(top, rs.min_huxi)
-    t = (hp + lp + ENC[win_card]) >> _RED
-    red, big = t & 0xFF, (t >> 8) & 0xFF
-    small = ((t >> 16) & 0xFF) - big
+    hw = hp + (1 << sh)  # every hidden card, the winning card included
+    t = lp >> LAID_COUNTS
+    red = (((hw & RED_FIELDS) * ONES20 >> 152) & 0xFF) + (t & 0xFF)
+    big = (((hw >> 80) * ONES20 >> 72) & 0xFF) + ((t >> 8) & 0xFF)
+    small = len(hand) + 1 + ((t >> 16) & 0xFF) - big
     wbk, dealer_k, zimo_k, zimo_tun = rc.call_keys[win_by][dealer]
     shua = len(hand) == 1 and hand[0] == win_card
     fan_cache = rc.fan_cache
@@ -306,7 +317,14 @@ def score_win(
         tun = _tun(rc, huxi, mul, tun_add + zimo_tun)
         if best_val is None or (tun * fan, huxi) > best_val[0]:
             best_val = ((tun * fan, huxi), tun, mingtang, fan, bonuses)
-    return _lazy_win(best_val, red, big, small, (rs, hand, groups, win_card, win_by, dealer, last_card, reveal_card))
+    (score, shown), tun, mingtang, fan, bonuses = best_val
+    result = object.__new__(LazyScoreResult)
+    result.__dict__.update(
+        win=True, reason=None, message=None, huxi=shown, counts={"red": red, "big": big, "small": small},
+        tun=tun, mingtang=mingtang, fan=fan, score=score, bonuses=bonuses,
+        _args=(rs, tuple(hand), tuple(groups), win_card, win_by, dealer, last_card, reveal_card),
+    )
+    return result
 
 
 def _tun(rc: RuleContext, huxi: int, mul: int, extra: int) -> int:
@@ -342,7 +360,7 @@ def _score_split(
 ) -> ScoreResult:
     """``score_win`` where every split counts (changsha's 比/双飘, 毛胡) and at a reveal win."""
     rs = rc.rs
-    vs = packed_variants(rc, hp, lp, len(groups), win_card, win_by, dealer)
+    vs = packed_variants(rc, hp, len(hand), lp, len(groups), win_card, win_by, dealer)
     if not vs:
         return _INCOMPLETE
     chi = lp & LAID_CHI_MASK
@@ -358,9 +376,8 @@ def _score_split(
                 if c[0] >= min_huxi or (mao_hu and c[0] == 0):
                     cands.append(c)
     else:
-        w4 = rc.w4
         for fx, h, need, _, nf in vs:
-            best = best_free_packed(h & M80, h >> 80, need, w4)
+            best = best_free_packed(h & M80, h >> 80, need, rc.vs, rc.vb)
             if best < 0:
                 continue
             huxi = fx + best
@@ -372,9 +389,11 @@ def _score_split(
         if top < 0:
             return _INCOMPLETE
         return _below_min(top, min_huxi)
-    t = (hp + lp + ENC[win_card]) >> _RED
-    red, big = t & 0xFF, (t >> 8) & 0xFF
-    small = ((t >> 16) & 0xFF) - big
+    red, big = packed_counts(hp + ENC[win_card])
+    t = lp >> LAID_COUNTS
+    red += t & 0xFF
+    big += (t >> 8) & 0xFF
+    small = len(hand) + 1 + ((t >> 16) & 0xFF) - big
     base = fan_key(rs, red, big, small, win_by, dealer, last_card, reveal_card, len(hand) == 1 and hand[0] == win_card)
     fan_cache = rc.fan_cache
     zimo_tun = rc.call_keys[win_by][dealer][3]
@@ -408,26 +427,27 @@ def can_win(
         return sum(1 for n in hand_counts if n == 4) >= 3 or sum(1 for n in hand_counts if n >= 3) >= 5
     hit = _BY_ID.get(id(rs))
     rc = hit[1] if hit is not None and hit[0] is rs else rule_context(rs)
-    hp = int.from_bytes(bytes(hand_counts), "little") | (sum(hand_counts) << _NUM)
-    if groups:
-        try:
-            lp = sum(map(rc.laid_item, map(_KIND_CARDS, groups)))
-        except KeyError:
-            lp = _laid_sum(rc, groups)
-    else:
-        lp = 0
+    hp = int.from_bytes(bytes(hand_counts), "little")
+    n = sum(hand_counts)
+    lp = 0
+    try:
+        laid = LAID_BY_KIND
+        for g in groups:
+            lp += laid[g.kind][g.cards]
+    except KeyError:
+        lp = _laid_sum(rc, groups)
     min_huxi = rs.min_huxi
     if rs.mao_hu:
         return any(
             c[0] >= min_huxi or c[0] == 0
-            for v in packed_variants(rc, hp, lp, len(groups), win_card, win_by, dealer)
+            for v in packed_variants(rc, hp, n, lp, len(groups), win_card, win_by, dealer)
             for c in _every_split(rc, v, groups, False)
         )
-    w0, w1, w2, w3 = w4 = rc.w4
-    for fx, h, need, _, _ in packed_variants(rc, hp, lp, len(groups), win_card, win_by, dealer):
+    w0, w1, w2, w3 = rc.w4
+    for fx, h, need, _, _ in packed_variants(rc, hp, n, lp, len(groups), win_card, win_by, dealer):
         if fx < min_huxi and fx + _free_bound(h, w0, w1, w2, w3) < min_huxi:
             continue  # not enough 一二三/二七十 among the free cards: no split can reach min_huxi
-        best = best_free_packed(h & M80, h >> 80, need, w4)
+        best = best_free_packed(h & M80, h >> 80, need, rc.vs, rc.vb)
         if best >= 0 and fx + best >= min_huxi:
             return True
     return False

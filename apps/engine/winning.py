@@ -10,12 +10,13 @@ free (§8.2, §11.3).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import NamedTuple
 
 from .cards import IS_RED
-from .decompose import ADD_GE3, B7, FIELD
+from .decompose import ADD_GE3, B7, FIELD, code_values
 from .huxi import SENTENCE_PATTERNS, group_huxi_by_key, same_huxi, sentence_weights, table_key
 from .rules import RuleSet
 
@@ -29,7 +30,7 @@ class RuleContext:
     __slots__ = (
         "rs", "key", "weights", "groups_to_win", "huxi", "value_cache", "every_split",
         "w4", "same", "fan_cache", "laid", "laid_item", "one_xi_one_tun", "zimo_tun", "kan3", "call_keys", "kai_di",
-        "split_path",
+        "split_path", "laid_huxi", "vs", "vb",
     )
 
     def __init__(self, rs: RuleSet) -> None:
@@ -37,7 +38,7 @@ class RuleContext:
         self.key = table_key(rs)
         self.weights = sentence_weights(self.key)
         self.groups_to_win = rs.groups_to_win
-        self.huxi = _huxi_table(self.key)
+        self.huxi: dict[GroupT, int] | None = None  # ``_huxi_table``, on first use (not the fast path)
         self.value_cache: dict[tuple, tuple] = {}
         # 比 and 双飘 (changsha) look at the whole decomposition, 毛胡 at 0-胡息 ones: try every split.
         self.every_split = rs.mingtang == "changsha" or rs.mao_hu
@@ -46,8 +47,11 @@ class RuleContext:
         # ``LAID_*`` below; ``laid_item`` is the table's ``__getitem__``, kept to avoid rebinding it).
         small, big = self.weights
         self.w4 = (small[0], small[8], big[0], big[8])
-        self.same, self.laid = _fast_tables(self.key)
-        self.laid_item = self.laid.__getitem__
+        self.vs, self.vb = _code_values(self.key)  # 胡息 by decompose.SENT_CODE/PAIR_CODE, per case
+        self.same = _same_table(self.key)
+        self.laid = LAID
+        self.laid_item = LAID.__getitem__
+        self.laid_huxi = LAID_HUXI + 8 * _KEY_LANE[self.key]  # where this table's 胡息 is in ``LAID``
         self.fan_cache: dict[tuple, tuple] = {}
         self.one_xi_one_tun = rs.tun_mode == "1xi1tun"
         self.zimo_tun = rs.zimo == "+1tun"
@@ -67,6 +71,8 @@ class RuleContext:
         self.kai_di = rs.kai_di_you_xi
 
     def huxi_of(self, kind: str, cards: tuple[int, ...]) -> int:
+        if self.huxi is None:
+            self.huxi = _huxi_table(self.key)
         h = self.huxi.get((kind, cards))
         return group_huxi_by_key(self.key, kind, cards) if h is None else h
 
@@ -82,18 +88,32 @@ def _call_key(rs: RuleSet, win_by: str, dealer: bool) -> tuple[str, bool, bool, 
     )
 
 
-# Packed cards (scoring.py's fast path): kind c at bit 8c, then counts of red cards (bit 160), big
-# cards (bit 168) and all cards (bit 176).
-ENC = tuple((1 << (8 * c)) | (IS_RED[c] << 160) | ((c >= 10) << 168) | (1 << 176) for c in range(20))
+@lru_cache(maxsize=8)
+def _code_values(key: tuple[bool, bool]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    small, big = sentence_weights(key)
+    return code_values(small[0], small[8]), code_values(big[0], big[8])
 
-# A laid group packed into one int (``RuleContext.laid``); the ints of a player's laid groups are
-# summed: bit LAID_WEI + c is a 偎/臭偎 of c, bit LAID_PENG + c a 碰 of c (a card has at most one of
-# them), 8 bits each at LAID_FOUR (4-card groups), LAID_CHI (吃) and LAID_HUXI (胡息), and the counts
-# of red, big and all cards at the bits where ``ENC`` keeps them, so hand + laid + card adds up.
-LAID_WEI, LAID_PENG, LAID_FOUR, LAID_CHI, LAID_HUXI = 0, 20, 40, 48, 56
+
+# Packed cards (scoring.py's fast path): 8 bits per card kind, kind c at bit 8c.
+ENC = tuple(1 << (8 * c) for c in range(20))
+RED_FIELDS = sum(0xFF << (8 * c) for c in range(20) if IS_RED[c])
+ONES20 = sum(1 << (8 * c) for c in range(20))  # (v * ONES20) >> 152 & 0xFF: the cards in v
+
+
+def packed_counts(h: int) -> tuple[int, int]:
+    """(red cards, big cards) of packed cards."""
+    return ((h & RED_FIELDS) * ONES20 >> 152) & 0xFF, ((h >> 80) * ONES20 >> 72) & 0xFF
+
+# A laid group packed into one int (``LAID``); the ints of a player's laid groups are summed:
+# bit LAID_WEI + c is a 偎/臭偎 of c, bit LAID_PENG + c a 碰 of c (a card has at most one of them),
+# 8 bits each at LAID_FOUR (4-card groups) and LAID_CHI (吃), the 胡息 under each of the four 胡息
+# tables (``huxi.table_key``) in 8 bits from LAID_HUXI on (``RuleContext.laid_huxi`` says which),
+# and the counts of red, big and all cards in 8 bits each from LAID_COUNTS on.
+LAID_WEI, LAID_PENG, LAID_FOUR, LAID_CHI, LAID_HUXI, LAID_COUNTS = 0, 20, 40, 48, 56, 88
 LAID_FOUR_MASK = 0xFF << LAID_FOUR
 LAID_CHI_MASK = 0xFF << LAID_CHI
-LAID_LOW = (1 << 64) - 1  # the bits below the card counts
+TABLE_KEYS = ((False, False), (False, True), (True, False), (True, True))
+_KEY_LANE = {key: i for i, key in enumerate(TABLE_KEYS)}
 
 
 def laid_bits(kind: str, cards: tuple[int, ...]) -> int:
@@ -103,7 +123,8 @@ def laid_bits(kind: str, cards: tuple[int, ...]) -> int:
         bits |= 1 << (LAID_WEI + cards[0])
     elif kind == "peng":
         bits |= 1 << (LAID_PENG + cards[0])
-    return bits + (sum(ENC[c] for c in cards) & ~((1 << 160) - 1))
+    red, big = sum(IS_RED[c] for c in cards), sum(c >= 10 for c in cards)
+    return bits | (red | big << 8 | len(cards) << 16) << LAID_COUNTS
 
 
 def _laid_groups() -> list[tuple[GroupT, int]]:
@@ -149,14 +170,30 @@ def _huxi_table(key: tuple[bool, bool]) -> dict[GroupT, int]:
     return table
 
 
-_LAID_GROUPS = _laid_groups()
+def _laid_table() -> dict[GroupT, int]:
+    """``LAID``: every well-formed laid group, packed (built at import, timed in ``BUILD_SECONDS``).
+    The 胡息 are those of ``_huxi_table`` (tests compare them), taken from its two sources."""
+    lanes = [(LAID_HUXI + 8 * lane, _same_table(key), sentence_weights(key)) for lane, key in enumerate(TABLE_KEYS)]
+    out = {}
+    for (kind, cards), bits in _laid_groups():
+        if kind != "chi":
+            for shift, same, _ in lanes:
+                bits |= same[kind][cards[0]] << shift
+        elif cards[0] != cards[1] and cards[1] != cards[2]:  # a sentence (a 绞 scores 0)
+            base = 10 if cards[0] >= 10 else 0
+            pattern = SENTENCE_PATTERNS.index((cards[0] - base, cards[1] - base, cards[2] - base))
+            for shift, _, weights in lanes:
+                bits |= weights[base == 10][pattern] << shift
+        out[(kind, cards)] = bits
+    return out
 
 
-@lru_cache(maxsize=8)
-def _fast_tables(key: tuple[bool, bool]) -> tuple[dict[str, tuple[int, ...]], dict[GroupT, int]]:
-    """Per 胡息 table: same-card group 胡息 by kind and card; the packed form of every laid group."""
-    huxi = _huxi_table(key)
-    return _same_table(key), {group: bits | huxi[group] << LAID_HUXI for group, bits in _LAID_GROUPS}
+_start = time.perf_counter()
+LAID = _laid_table()
+LAID_BY_KIND: dict[str, dict[tuple[int, ...], int]] = {}  # LAID as kind → cards → packed (hot loops)
+for (_kind, _cards), _packed in LAID.items():
+    LAID_BY_KIND.setdefault(_kind, {})[_cards] = _packed
+BUILD_SECONDS = time.perf_counter() - _start
 
 
 _BY_ID: dict[int, tuple[RuleSet, RuleContext]] = {}
@@ -290,22 +327,18 @@ def total_cards(hand: Sequence[int], laid: Sequence[GroupT], card: int | None) -
 
 _GE3 = ADD_GE3 | (ADD_GE3 << 80)  # field + this has its top bit set iff field >= 3 (20 fields)
 _TOP = B7 | (B7 << 80)
-M160 = (1 << 160) - 1
-_NUM = 176
 
 
-def packed_variants(rc: RuleContext, hp: int, lp: int, n_laid: int, card: int, win_by: str, dealer: bool) -> list:
+def packed_variants(rc: RuleContext, h: int, n: int, lp: int, n_laid: int, card: int, win_by: str, dealer: bool) -> list:
     """The ways the winning card counts (§8.2, as ``winning.variants``) with the right group count:
     (fixed 胡息, free counts packed, 将 needed, all-red groups among the formed group and the 坎,
-    number of free cards besides the 将). ``hp``: the hand packed (``ENC``); ``lp``: the laid groups
-    packed (``RuleContext.laid``)."""
+    number of free cards besides the 将). ``h``: the hand packed (``ENC``), ``n`` cards; ``lp``: the
+    laid groups packed (``LAID``)."""
     same = rc.same
-    h = hp & M160
-    n = (hp >> _NUM) & 0xFF
     sh = FIELD * card
     wb = 1 << sh
     held = (h >> sh) & 0xFF
-    fixed = (lp >> LAID_HUXI) & 0xFF
+    fixed = (lp >> rc.laid_huxi) & 0xFF
     four = 1 if lp & LAID_FOUR_MASK else 0
     keep = formed = 0
     if win_by == "reveal" and dealer:
