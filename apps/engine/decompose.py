@@ -393,14 +393,17 @@ def free_shapes_packed(fs: int, fb: int, need_jiang: bool) -> list[tuple[CaseEnt
     sent, pair = CASE_SENT, CASE_PAIR
     out = []
     for s, b, nj, nr in jiao_cuts_packed(fs, fb):
+        side = s % 3  # the small case's card count mod 3 (256 is 1 mod 3): where the 将 can be
         if need_jiang:
-            e = sent.get(b)
-            if e is not None:
-                out.extend((x, e, r, nj, nr) for x, r in pair.get(s, ()))
-            e = sent.get(s)
-            if e is not None:
-                out.extend((e, x, 10 + r, nj, nr) for x, r in pair.get(b, ()))
-        else:
+            if side == 2:
+                e = sent.get(b)
+                if e is not None:
+                    out.extend((x, e, r, nj, nr) for x, r in pair.get(s, ()))
+            elif side == 0:
+                e = sent.get(s)
+                if e is not None:
+                    out.extend((e, x, 10 + r, nj, nr) for x, r in pair.get(b, ()))
+        elif side == 0:
             e, f = sent.get(s), sent.get(b)
             if e is not None and f is not None:
                 out.append((e, f, -1, nj, nr))

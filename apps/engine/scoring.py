@@ -57,6 +57,7 @@ from .score_detail import (
 from .winning import (
     _BY_ID,
     ENC,
+    LAID,
     LAID_BY_KIND,
     LAID_CHI_MASK,
     LAID_COUNTS,
@@ -125,35 +126,32 @@ def _fans(rc: RuleContext, key: tuple) -> tuple:
 
 def _piao_laid(groups: Sequence[Group]) -> tuple[int, int, int]:
     """(all-red laid groups, laid sentences by pattern packed 4 bits per id: small, big) for 比/双飘."""
-    piao = ls = lb = 0
-    for g in groups:
-        key = (g.kind, g.cards)
-        one = _PIAO_ONE.get(key) or _piao_one(key)
-        piao += one[0]
-        ls += one[1]
-        lb += one[2]
-    return piao, ls, lb
+    packed = 0
+    try:
+        table = PIAO_BY_KIND
+        for g in groups:
+            packed += table[g.kind][g.cards]
+    except KeyError:  # not a well-formed laid group (never valid input)
+        packed = sum(piao_bits(g.kind, g.cards) for g in groups)
+    return packed & 0xFF, (packed >> 8) & _NIB_ALL, packed >> 48
 
 
-_PIAO_ONE: dict[tuple[str, tuple[int, ...]], tuple[int, int, int]] = {}
-
-
-def _piao_one(key: tuple[str, tuple[int, ...]]) -> tuple[int, int, int]:
-    """``_piao_laid`` of one laid group, memoised per (kind, cards)."""
-    kind, cards = key
-    piao = ls = lb = 0
-    if all(IS_RED[c] for c in cards):
-        piao = 1
+def piao_bits(kind: str, cards: tuple[int, ...]) -> int:
+    """``_piao_laid`` of one laid group, packed: all red?, then the sentence by pattern id (4 bits
+    per id) in the small case at bit 8, in the big case at bit 48."""
+    packed = 1 if all(IS_RED[c] for c in cards) else 0
     if kind == "chi" and cards[0] != cards[1] and cards[1] != cards[2]:
         base = cards[0] // 10 * 10
         ranks = (cards[0] - base, cards[1] - base, cards[2] - base)
         pid = 8 if ranks == (1, 6, 9) else ranks[0]
-        if base:
-            lb = 1 << (4 * pid)
-        else:
-            ls = 1 << (4 * pid)
-    out = _PIAO_ONE[key] = (piao, ls, lb)
-    return out
+        packed |= 1 << (4 * pid + (48 if base else 8))
+    return packed
+
+
+_NIB_ALL = (1 << 36) - 1
+PIAO_BY_KIND: dict[str, dict[tuple[int, ...], int]] = {}  # every well-formed laid group
+for (_kind, _cards) in LAID:
+    PIAO_BY_KIND.setdefault(_kind, {})[_cards] = piao_bits(_kind, _cards)
 
 
 def _bi(t: int) -> int:
@@ -167,11 +165,14 @@ def _bi(t: int) -> int:
 def _every_split(rc: RuleContext, v: tuple, groups: Sequence[Group], chi: bool) -> list[tuple[int, bool, int, int]]:
     """(胡息, 对对胡, 比, 双飘 count) of every split of a variant (changsha's 比/双飘, 毛胡)."""
     fx, h, need, red_groups, _ = v
+    shapes = free_shapes_packed(h & M80, h >> 80, bool(need))
+    if not shapes:
+        return shapes
     piao0, ls, lb = _piao_laid(groups)
     piao0 += red_groups
     w = rc.w4
     out = []
-    for e, f, pair, nj, nr in free_shapes_packed(h & M80, h >> 80, bool(need)):
+    for e, f, pair, nj, nr in shapes:
         huxi = fx + e[0] * w[0] + e[1] * w[1] + f[0] * w[2] + f[1] * w[3]
         dui_dui = not chi and not nj and not e[2] and not f[2]
         bi = max(_bi(e[2] + ls), _bi(f[2] + lb))
@@ -254,14 +255,12 @@ def score_win(
                 k &= ~keep
             if (h + _GE4) & k:  # four of a kind held (never valid input here): the general path
                 return _score_split(rc, hand, groups, win_card, win_by, dealer, last_card, reveal_card, hp, lp)
-            ks, kb = (k & M80).bit_count(), (k >> 80).bit_count()
-            kan_s, kan_b, kan_red = rc.kan3
-            fx += ks * kan_s + kb * kan_b
-            if kan_red:
-                fx += (k & _RED_TOP).bit_count() * kan_red
-            h -= (k >> 7) * 3
-            n -= 3 * (ks + kb)
-            ng += ks + kb
+            ones = k >> 7  # a 1 in the field of each 坎
+            held = k.bit_count()
+            fx += ((ones * rc.kan_rev) >> 152) & 0xFF  # their 胡息 (winning.RuleContext.kan_rev)
+            h -= ones * 3
+            n -= 3 * held
+            ng += held
         nf = n - 2 * need
         if nf < 0 or nf % 3 or ng + nf // 3 + need != to_win:
             continue

@@ -30,7 +30,7 @@ class RuleContext:
     __slots__ = (
         "rs", "key", "weights", "groups_to_win", "huxi", "value_cache", "every_split",
         "w4", "same", "fan_cache", "laid", "laid_item", "one_xi_one_tun", "zimo_tun", "kan3", "call_keys", "kai_di",
-        "split_path", "laid_huxi", "vs", "vb",
+        "split_path", "laid_huxi", "vs", "vb", "kan_rev", "ti_rev",
     )
 
     def __init__(self, rs: RuleSet) -> None:
@@ -61,6 +61,10 @@ class RuleContext:
         kan3 = (kan[0], kan[10], kan[1] - kan[0])
         uniform = all(kan[c] == kan3[c >= 10] + IS_RED[c] * kan3[2] for c in range(20))
         self.kan3 = kan3 if uniform else None
+        # 胡息 of the 坎 (提) of a set of cards (a 1 at bit 8c for card c): ``(ones * kan_rev) >> 152
+        # & 0xFF``, the coefficient of 256**19 in the product (no carry: 7 groups of at most 18).
+        self.kan_rev = sum(kan[c] << (8 * (19 - c)) for c in range(20))
+        self.ti_rev = sum(self.same["ti"][c] << (8 * (19 - c)) for c in range(20))
         # Where the scorer must look at every split, or at 坎 one by one: ``scoring._score_split``.
         self.split_path = self.every_split or self.kan3 is None
         # Per (win_by, dealer): the part of ``mingtang.fan_key`` fixed by them, and the 自摸 +1 tun.
@@ -326,7 +330,9 @@ def total_cards(hand: Sequence[int], laid: Sequence[GroupT], card: int | None) -
 # ---- packed fast path (scoring.py) ----------------------------------------------------------
 
 _GE3 = ADD_GE3 | (ADD_GE3 << 80)  # field + this has its top bit set iff field >= 3 (20 fields)
+_GE4 = sum(0x7C << (FIELD * c) for c in range(20))  # field + this has its top bit set iff field >= 4
 _TOP = B7 | (B7 << 80)
+_RED_TOP = sum(0x80 << (FIELD * c) for c in range(20) if IS_RED[c])  # the top bit of each red card's field
 
 
 def packed_variants(rc: RuleContext, h: int, n: int, lp: int, n_laid: int, card: int, win_by: str, dealer: bool) -> list:
@@ -376,24 +382,25 @@ def packed_variants(rc: RuleContext, h: int, n: int, lp: int, n_laid: int, card:
 
 
 def packed_shape(rc: RuleContext, fx: int, h: int, n: int, groups: int, need: int, keep: int, red_groups: int) -> list:
-    """Set the 坎 (and four of a kind held) aside; check the number of groups (§8.1)."""
+    """Set the 坎 (and four of a kind held) aside, all at once; check the number of groups (§8.1)."""
     k = ((h + _GE3) & _TOP) & ~keep
     if k:
-        kan, ti = rc.same["kan"], rc.same["ti"]
-        while k:
-            low = k & -k
-            k ^= low
-            s = low.bit_length() - FIELD
-            m = (h >> s) & 0xFF
-            if m == 4:
-                fx += ti[s >> 3]
-                need = 1
-            else:
-                fx += kan[s >> 3]
-            h -= m << s
-            n -= m
-            groups += 1
-            red_groups += IS_RED[s >> 3]
+        k4 = (h + _GE4) & k  # four of a kind held (reveal and natural wins only)
+        ones = k >> 7
+        held = k.bit_count()
+        if k4:
+            fours = k4 >> 7
+            n4 = k4.bit_count()
+            fx += (((ones - fours) * rc.kan_rev) >> 152 & 0xFF) + ((fours * rc.ti_rev) >> 152 & 0xFF)
+            h -= ones * 3 + fours
+            n -= 3 * held + n4
+            need = 1
+        else:
+            fx += ((ones * rc.kan_rev) >> 152) & 0xFF
+            h -= ones * 3
+            n -= 3 * held
+        groups += held
+        red_groups += (k & _RED_TOP).bit_count()
     nf = n - 2 * need
     if nf >= 0 and nf % 3 == 0 and groups + nf // 3 + need == rc.groups_to_win:
         return [(fx, h, need, red_groups, nf)]
