@@ -106,8 +106,8 @@ def _fans(rc: RuleContext, key: tuple) -> tuple:
     then 对对胡, 比, 双飘; memoised per ruleset. The +1 tun of 自摸 (``zimo = "+1tun"``) is not in it:
     it does not depend on the key."""
     rs = rc.rs
-    red, big, small, win_by, dealer, zimo, last_card, reveal_card, shua_hou, dui_dui, bi, piao = key
-    ctx = MingtangContext(rs, red, big, small, win_by, dealer, zimo, last_card, reveal_card, shua_hou, dui_dui, bi, piao)
+    # key: red, big, small, win_by, dealer, zimo, last_card, reveal_card, shua_hou, dui_dui, bi, piao
+    ctx = MingtangContext(rs, *key)
     mingtang, fan = mingtang_of(rs, ctx)
     bonuses = bonuses_of(rs, ctx)
     mul, tun_add = 1, 0
@@ -225,13 +225,15 @@ def score_win(
     fixed = (lp >> rc.laid_huxi) & 0xFF
     four = 1 if lp & LAID_FOUR_MASK else 0
     n_laid = len(groups)
+    # A laid 偎/臭偎 (bit LAID_WEI) or 碰 (bit LAID_PENG) of the winning card, from one shift.
+    upgrade = (lp >> win_card) & _WEI_PENG if held < 2 else 0
     if held == 3:
         wb = 3 << sh
         shapes = ((fixed + rc.same["ti" if win_by == "self_draw" else "pao"][win_card], h - wb, n - 3, n_laid + 1, 1, 0),)
-    elif held < 2 and (lp >> (LAID_WEI + win_card)) & 1:
+    elif upgrade & _WEI:
         same = rc.same
         shapes = ((fixed + same["ti" if win_by == "self_draw" else "pao"][win_card] - same["wei"][win_card], h, n, n_laid, 1, 0),)
-    elif held < 2 and (lp >> (LAID_PENG + win_card)) & 1 and win_by != "discard":
+    elif upgrade and win_by != "discard":
         same = rc.same
         shapes = ((fixed + same["pao"][win_card] - same["peng"][win_card], h, n, n_laid, 1, 0),)
     elif held == 2 and win_by == "self_draw":
@@ -313,17 +315,26 @@ def score_win(
             last_card, reveal_card if rc.kai_di else None, shua, dui_dui, 0, 0,
         )
         mingtang, fan, bonuses, mul, tun_add = fan_cache.get(key) or _fans(rc, key)
-        tun = _tun(rc, huxi, mul, tun_add + zimo_tun)
+        # §9.1, as ``_tun``
+        tun = huxi * mul if rc.one_xi_one_tun else (huxi * mul - rs.min_huxi) // 3 + 1
+        if tun < 1:
+            tun = 1
+        tun += tun_add + zimo_tun
         if best_val is None or (tun * fan, huxi) > best_val[0]:
             best_val = ((tun * fan, huxi), tun, mingtang, fan, bonuses)
     (score, shown), tun, mingtang, fan, bonuses = best_val
-    result = object.__new__(LazyScoreResult)
-    result.__dict__.update(
-        win=True, reason=None, message=None, huxi=shown, counts={"red": red, "big": big, "small": small},
-        tun=tun, mingtang=mingtang, fan=fan, score=score, bonuses=bonuses,
-        _args=(rs, tuple(hand), tuple(groups), win_card, win_by, dealer, last_card, reveal_card),
-    )
+    result = _new(LazyScoreResult)
+    _setattr(result, "__dict__", {
+        "win": True, "reason": None, "message": None, "huxi": shown, "counts": {"red": red, "big": big, "small": small},
+        "tun": tun, "mingtang": mingtang, "fan": fan, "score": score, "bonuses": bonuses,
+        "_args": (rs, tuple(hand), tuple(groups), win_card, win_by, dealer, last_card, reveal_card),
+    })
     return result
+
+
+_new = object.__new__
+_setattr = object.__setattr__
+_WEI, _WEI_PENG = 1 << LAID_WEI, 1 << LAID_WEI | 1 << LAID_PENG
 
 
 def _tun(rc: RuleContext, huxi: int, mul: int, extra: int) -> int:
