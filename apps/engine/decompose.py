@@ -319,7 +319,6 @@ def jiao_cuts_packed(fs: int, fb: int) -> list[tuple[int, int, int, int]]:
     return out
 
 
-ONES10 = sum(1 << (FIELD * r) for r in range(10))  # (v * ONES10) >> 72 & 0xFF: the cards in a case
 
 
 def best_free_packed(fs: int, fb: int, need_jiang: bool, vs: tuple[int, ...], vb: tuple[int, ...]) -> int:

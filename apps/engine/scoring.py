@@ -1,12 +1,18 @@
 """Scoring a win (RULES.md §8, §9.1, §9.2): ``score_win`` (full result) and ``can_win`` (fast test).
 
-The fast path works on packed count vectors (``decompose.py``: 8 bits per card kind in one int).
+The fast path works on packed count vectors (``decompose.py``: 8 bits per card kind in one int);
+the laid groups come packed from a static table (``winning.LAID``: 胡息 under every 胡息 table, the
+偎/碰 a card can upgrade, card counts), so a hand's laid groups are a sum of a few ints.
 The winning card first takes the role §8.2 gives it (the same cases as ``winning.variants``); the
 坎 (never broken) and, at a reveal win, four of a kind held are set aside; the free cards left are
-split into 绞, sentences and the 将 by table look-ups (``CASE_SENT``/``CASE_PAIR``), one case at a
-time once the 绞 are chosen. Among all decompositions the engine keeps the one with the highest
-score, then the highest 胡息 (§8.3). The 名堂 that do not depend on the decomposition are computed
-once per (ruleset, ``mingtang.fan_key``); only 对对胡, 比 and 双飘 are looked at per candidate.
+split into 绞, sentences and the 将 by table look-ups (``SENT_CODE``/``PAIR_CODE``, built with
+``CASE_SENT``/``CASE_PAIR``), one case at a time once the 绞 are chosen. Among all decompositions
+the engine keeps the one with the highest score, then the highest 胡息 (§8.3). The 名堂 that do not
+depend on the decomposition are computed once per (ruleset, ``mingtang.fan_key``); only 对对胡, 比
+and 双飘 are looked at per candidate.
+
+The hot loops avoid what costs most in CPython 3.11: comprehensions over a few items (each is a
+function call), ``sum()`` over big ints, dict keys built per call; see ``bench --vectors``.
 
 The chosen decomposition group by group (``ScoreResult.groups``) is built on first read by the plain
 scorer of ``score_detail.py``, which picks the same decomposition; natural wins use that scorer too.
@@ -79,7 +85,6 @@ _GE3 = ADD_GE3 | (ADD_GE3 << 80)  # field + this has its top bit set iff field >
 _TOP = B7 | (B7 << 80)
 _GE1 = ADD_GE1
 _GE4 = sum(0x7C << (FIELD * c) for c in range(20))  # field + this has its top bit set iff field >= 4
-_RED_TOP = sum(0x80 << (FIELD * c) for c in range(20) if IS_RED[c])  # the top bit of each red card's field
 _SENT_NIB = (NIBBLES * 6, NIBBLES * 5, NIBBLES * 4)  # nibble + these has bit 3 set iff nibble >= 2, 3, 4
 _NIB8 = NIBBLES * 8
 _RED_RANKS = (1, 6, 9)

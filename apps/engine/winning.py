@@ -29,7 +29,7 @@ class RuleContext:
 
     __slots__ = (
         "rs", "key", "weights", "groups_to_win", "huxi", "value_cache", "every_split",
-        "w4", "same", "fan_cache", "laid", "laid_item", "one_xi_one_tun", "zimo_tun", "kan3", "call_keys", "kai_di",
+        "w4", "same", "fan_cache", "laid", "one_xi_one_tun", "zimo_tun", "call_keys", "kai_di",
         "split_path", "laid_huxi", "vs", "vb", "kan_rev", "ti_rev",
     )
 
@@ -44,29 +44,22 @@ class RuleContext:
         self.every_split = rs.mingtang == "changsha" or rs.mao_hu
         # Fast path (scoring.py): 胡息 of 一二三 / 二七十 per case, of same-card groups per (kind, card),
         # the fans per ``mingtang.fan_key`` and what a laid (kind, cards) group contributes (packed,
-        # ``LAID_*`` below; ``laid_item`` is the table's ``__getitem__``, kept to avoid rebinding it).
+        # ``LAID_*`` below).
         small, big = self.weights
         self.w4 = (small[0], small[8], big[0], big[8])
         self.vs, self.vb = _code_values(self.key)  # 胡息 by decompose.SENT_CODE/PAIR_CODE, per case
         self.same = _same_table(self.key)
         self.laid = LAID
-        self.laid_item = LAID.__getitem__
         self.laid_huxi = LAID_HUXI + 8 * _KEY_LANE[self.key]  # where this table's 胡息 is in ``LAID``
         self.fan_cache: dict[tuple, tuple] = {}
         self.one_xi_one_tun = rs.tun_mode == "1xi1tun"
         self.zimo_tun = rs.zimo == "+1tun"
-        # 坎 胡息 as (small, big, extra for a red card) when the table has that shape (it always
-        # has: §4.1 and luzhou's), so the scorer sets every 坎 aside at once; else None.
-        kan = self.same["kan"]
-        kan3 = (kan[0], kan[10], kan[1] - kan[0])
-        uniform = all(kan[c] == kan3[c >= 10] + IS_RED[c] * kan3[2] for c in range(20))
-        self.kan3 = kan3 if uniform else None
         # 胡息 of the 坎 (提) of a set of cards (a 1 at bit 8c for card c): ``(ones * kan_rev) >> 152
         # & 0xFF``, the coefficient of 256**19 in the product (no carry: 7 groups of at most 18).
-        self.kan_rev = sum(kan[c] << (8 * (19 - c)) for c in range(20))
+        self.kan_rev = sum(self.same["kan"][c] << (8 * (19 - c)) for c in range(20))
         self.ti_rev = sum(self.same["ti"][c] << (8 * (19 - c)) for c in range(20))
-        # Where the scorer must look at every split, or at 坎 one by one: ``scoring._score_split``.
-        self.split_path = self.every_split or self.kan3 is None
+        # Where the scorer must look at every split: ``scoring._score_split``.
+        self.split_path = self.every_split
         # Per (win_by, dealer): the part of ``mingtang.fan_key`` fixed by them, and the 自摸 +1 tun.
         self.call_keys = {
             wb: {d: _call_key(rs, wb, d) for d in (False, True)}

@@ -96,6 +96,6 @@ def test_s4_1_packed_laid_groups_carry_every_huxi_table() -> None:
     from apps.engine.winning import LAID, LAID_HUXI, TABLE_KEYS
 
     assert len(LAID) == 20 * 5 + 2 * 9 + 2 * 10
-    for (kind, cards), packed in LAID.items():
+    for (kind, laid_cards), packed in LAID.items():
         for lane, key in enumerate(TABLE_KEYS):
-            assert (packed >> (LAID_HUXI + 8 * lane)) & 0xFF == group_huxi_by_key(key, kind, cards), (kind, cards, key)
+            assert (packed >> (LAID_HUXI + 8 * lane)) & 0xFF == group_huxi_by_key(key, kind, laid_cards), (kind, laid_cards, key)
