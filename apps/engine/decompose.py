@@ -301,6 +301,18 @@ JIAO_AT: tuple[tuple[tuple[tuple[tuple[int, int], ...], ...], ...], ...] = tuple
 )
 
 
+# JIAO_CHOICES[rank][5 * a + b]: JIAO_USES at that rank as (small taken, packed; big taken,
+# packed; 绞 made; small taken mod 3), in the order of JIAO_USES.
+JIAO_CHOICES: tuple[tuple[tuple[tuple[int, int, int, int], ...], ...], ...] = tuple(
+    tuple(
+        tuple((ds << (FIELD * r), db << (FIELD * r), (ds + db) // 3, ds % 3) for ds, db in JIAO_USES[(a, b)])
+        for a in range(5)
+        for b in range(5)
+    )
+    for r in range(10)
+)
+
+
 def jiao_cuts_packed(fs: int, fb: int) -> list[tuple[int, int, int, int]]:
     """Every choice of 绞 on packed cases: (small left, big left, 绞 count, all-red 绞 count)."""
     ranks = (fs + ADD_GE1) & (fb + ADD_GE1) & (fs + fb + ADD_GE3) & B7
@@ -388,22 +400,42 @@ def best_with_jiao(fs: int, fb: int, need_jiang: bool, ranks: int, vs: tuple[int
 
 def free_shapes_packed(fs: int, fb: int, need_jiang: bool) -> list[tuple[CaseEntry, CaseEntry, int, int, int]]:
     """Every complete split of the free cards, as (small entry, big entry, pair rank + 10 × big?
-    or -1, 绞 count, all-red 绞 count): what 胡息, 对对胡, 比 and 双飘 need (changsha, 毛胡)."""
+    or -1, 绞 count, all-red 绞 count): what 胡息, 对对胡, 比 and 双飘 need (changsha, 毛胡).
+    The choices of 绞 are those of ``jiao_cuts_packed``, in the same order; those at the last rank
+    are looked at without building them, and only where the small case's card count allows a split."""
     sent, pair = CASE_SENT, CASE_PAIR
+    ranks = (fs + ADD_GE1) & (fb + ADD_GE1) & (fs + fb + ADD_GE3) & B7
+    cuts = [(fs, fb, fs % 3, 0, 0)]
+    last: tuple[tuple[int, int, int, int], ...] = ((0, 0, 0, 0),)
+    red = False
+    while ranks:
+        if len(last) > 1:  # the choices at the previous rank, now built
+            cuts = [
+                (s - ds, b - db, (t - d) % 3, n + nj, nr + red * nj)
+                for s, b, t, n, nr in cuts
+                for ds, db, nj, d in last
+            ]
+        low = ranks & -ranks
+        ranks ^= low
+        shift = low.bit_length() - FIELD
+        red = shift // FIELD in (1, 6, 9)
+        last = JIAO_CHOICES[shift // FIELD][5 * ((fs >> shift) & 0xFF) + ((fb >> shift) & 0xFF)]
     out = []
-    for s, b, nj, nr in jiao_cuts_packed(fs, fb):
-        side = s % 3  # the small case's card count mod 3 (256 is 1 mod 3): where the 将 can be
-        if need_jiang:
-            if side == 2:
-                e = sent.get(b)
-                if e is not None:
-                    out.extend((x, e, r, nj, nr) for x, r in pair.get(s, ()))
+    for s0, b0, t0, n0, nr0 in cuts:
+        for ds, db, nj, d in last:
+            side = (t0 - d) % 3  # the small case's card count mod 3: where the 将 can be
+            nr = nr0 + red * nj
+            if need_jiang:
+                if side == 2:
+                    e = sent.get(b0 - db)
+                    if e is not None:
+                        out.extend((x, e, r, n0 + nj, nr) for x, r in pair.get(s0 - ds, ()))
+                elif side == 0:
+                    e = sent.get(s0 - ds)
+                    if e is not None:
+                        out.extend((e, x, 10 + r, n0 + nj, nr) for x, r in pair.get(b0 - db, ()))
             elif side == 0:
-                e = sent.get(s)
-                if e is not None:
-                    out.extend((e, x, 10 + r, nj, nr) for x, r in pair.get(b, ()))
-        elif side == 0:
-            e, f = sent.get(s), sent.get(b)
-            if e is not None and f is not None:
-                out.append((e, f, -1, nj, nr))
+                e, f = sent.get(s0 - ds), sent.get(b0 - db)
+                if e is not None and f is not None:
+                    out.append((e, f, -1, n0 + nj, nr))
     return out
