@@ -16,7 +16,7 @@ from .cards import IS_RED
 from .rules import RuleSet
 
 
-@dataclass
+@dataclass(slots=True)
 class MingtangContext:
     """What the 名堂 look at. Counts are over all the winner's cards, winning card included."""
 

@@ -56,15 +56,11 @@ class RuleContext:
         self.zimo_tun = rs.zimo == "+1tun"
         # 胡息 of the 坎 (提) of a set of cards (a 1 at bit 8c for card c): ``(ones * kan_rev) >> 152
         # & 0xFF``, the coefficient of 256**19 in the product (no carry: 7 groups of at most 18).
-        self.kan_rev = sum(self.same["kan"][c] << (8 * (19 - c)) for c in range(20))
-        self.ti_rev = sum(self.same["ti"][c] << (8 * (19 - c)) for c in range(20))
+        self.kan_rev, self.ti_rev = _reversed_same(self.key)
         # Where the scorer must look at every split: ``scoring._score_split``.
         self.split_path = self.every_split
         # Per (win_by, dealer): the part of ``mingtang.fan_key`` fixed by them, and the 自摸 +1 tun.
-        self.call_keys = {
-            wb: {d: _call_key(rs, wb, d) for d in (False, True)}
-            for wb in ("self_draw", "other_draw", "discard", "reveal", "natural")
-        }
+        self.call_keys = _call_keys(rs.zimo)
         self.kai_di = rs.kai_di_you_xi
 
     def huxi_of(self, kind: str, cards: tuple[int, ...]) -> int:
@@ -74,15 +70,32 @@ class RuleContext:
         return group_huxi_by_key(self.key, kind, cards) if h is None else h
 
 
-def _call_key(rs: RuleSet, win_by: str, dealer: bool) -> tuple[str, bool, bool, int]:
-    """(win_by, dealer, zimo fields of ``mingtang.fan_key``, 自摸 +1 tun) for one (win_by, dealer)."""
+def _call_key(rs_zimo: str, win_by: str, dealer: bool) -> tuple[str, bool, bool, int]:
+    """(win_by, dealer, zimo fields of ``mingtang.fan_key``, 自摸 +1 tun) for one (win_by, dealer),
+    under the ruleset's ``zimo`` option."""
     zimo = win_by in ("self_draw", "natural") or (win_by == "reveal" and dealer)
     return (
         "other_draw" if win_by == "self_draw" else win_by,
         dealer and (win_by == "reveal" or win_by == "natural"),
-        zimo and rs.zimo == "fan",
-        int(rs.zimo == "+1tun" and (win_by == "self_draw" or (win_by == "reveal" and dealer))),
+        zimo and rs_zimo == "fan",
+        int(rs_zimo == "+1tun" and (win_by == "self_draw" or (win_by == "reveal" and dealer))),
     )
+
+
+@lru_cache(maxsize=8)
+def _call_keys(rs_zimo: str) -> dict[str, dict[bool, tuple[str, bool, bool, int]]]:
+    """``RuleContext.call_keys``: ``_call_key`` by win_by and dealer (shared, never changed)."""
+    return {
+        wb: {d: _call_key(rs_zimo, wb, d) for d in (False, True)}
+        for wb in ("self_draw", "other_draw", "discard", "reveal", "natural")
+    }
+
+
+@lru_cache(maxsize=8)
+def _reversed_same(key: tuple[bool, bool]) -> tuple[int, int]:
+    """``RuleContext.kan_rev`` and ``ti_rev`` of a 胡息 table."""
+    same = _same_table(key)
+    return tuple(sum(same[kind][c] << (8 * (19 - c)) for c in range(20)) for kind in ("kan", "ti"))
 
 
 @lru_cache(maxsize=8)
