@@ -257,33 +257,39 @@ def _build_case_tables() -> tuple[dict[int, CaseEntry], dict[int, list[tuple[Cas
         sent.update(nxt)
         layer = nxt
     entries = {v: (m & 15, (m >> 32) & 15, m) for v, m in sent.items()}
-    codes = {v: _code(m) for v, m in sent.items()}
+    codes = {v: (m & 15) + 8 * ((m >> 32) & 15) for v, m in sent.items()}  # as ``_code``
     pair: dict[int, list[tuple[CaseEntry, int]]] = {}
+    pair_codes: dict[int, int] = {}
+    sets: dict[tuple[int, ...], int] = {}  # sets of codes (sorted) → their PAIR_CODE
     adds = [(r, 2 << (FIELD * r)) for r in range(10)]
     for v, e in entries.items():
+        code = codes[v]
         for r, add in adds:
             if not (v + add) & over:
-                if v + add in pair:
-                    pair[v + add].append((e, r))
+                x = v + add
+                if x in pair:
+                    pair[x].append((e, r))
+                    if pair_codes[x] != code:  # a second code for x: x's codes are a set
+                        old = pair_codes[x]
+                        key = tuple(sorted({code, *(_codes_of(sets, old))}))
+                        if key not in sets:
+                            sets[key] = _CODES + len(sets)
+                        pair_codes[x] = sets[key]
                 else:
-                    pair[v + add] = [(e, r)]
-    pair_codes: dict[int, int] = {}
-    sets: dict[tuple[int, ...], int] = {}
-    for v, splits in pair.items():
-        found = sorted({_code(e[2]) for e, _ in splits})
-        if len(found) == 1:
-            pair_codes[v] = found[0]
-        else:
-            key = tuple(found)
-            if key not in sets:
-                sets[key] = _CODES + len(sets)
-            pair_codes[v] = sets[key]
+                    pair[x] = [(e, r)]
+                    pair_codes[x] = code
     return entries, pair, codes, pair_codes, list(sets)
+
+
+def _codes_of(sets: dict[tuple[int, ...], int], code: int) -> tuple[int, ...]:
+    """The codes a PAIR_CODE stands for, while ``sets`` is being built."""
+    if code < _CODES:
+        return (code,)
+    return next(key for key, value in sets.items() if value == code)
 
 
 _start = time.perf_counter()
 CASE_SENT, CASE_PAIR, SENT_CODE, PAIR_CODE, PAIR_SETS = _build_case_tables()
-BUILD_SECONDS = time.perf_counter() - _start  # reported by ``bench --vectors``
 
 # 绞 at one rank with a small and b big cards: the (small used, big used) choices, (0, 0) first.
 JIAO_USES: dict[tuple[int, int], tuple[tuple[int, int], ...]] = {
@@ -291,26 +297,21 @@ JIAO_USES: dict[tuple[int, int], tuple[tuple[int, int], ...]] = {
 }
 # The same per rank, as they change the packed cases, grouped by the small cards they take mod 3:
 # JIAO_AT[rank][5 * a + b][d] lists (small cards taken, big cards taken), packed, taking d mod 3.
+_BY_TAKEN = [[[(ds, db) for ds, db in JIAO_USES[(a, b)] if ds % 3 == d] for d in range(3)] for a in range(5) for b in range(5)]
 JIAO_AT: tuple[tuple[tuple[tuple[tuple[int, int], ...], ...], ...], ...] = tuple(
-    tuple(
-        tuple(tuple((ds << (FIELD * r), db << (FIELD * r)) for ds, db in JIAO_USES[(a, b)] if ds % 3 == d) for d in range(3))
-        for a in range(5)
-        for b in range(5)
-    )
-    for r in range(10)
+    tuple(tuple([tuple([(ds << sh, db << sh) for ds, db in uses]) for uses in by_taken]) for by_taken in _BY_TAKEN)
+    for sh in range(0, 10 * FIELD, FIELD)
 )
 
 
 # JIAO_CHOICES[rank][5 * a + b]: JIAO_USES at that rank as (small taken, packed; big taken,
 # packed; 绞 made; small taken mod 3), in the order of JIAO_USES.
+_CHOICES = [[(ds, db, (ds + db) // 3, ds % 3) for ds, db in JIAO_USES[(a, b)]] for a in range(5) for b in range(5)]
 JIAO_CHOICES: tuple[tuple[tuple[tuple[int, int, int, int], ...], ...], ...] = tuple(
-    tuple(
-        tuple((ds << (FIELD * r), db << (FIELD * r), (ds + db) // 3, ds % 3) for ds, db in JIAO_USES[(a, b)])
-        for a in range(5)
-        for b in range(5)
-    )
-    for r in range(10)
+    tuple(tuple([(ds << sh, db << sh, n, d) for ds, db, n, d in uses]) for uses in _CHOICES)
+    for sh in range(0, 10 * FIELD, FIELD)
 )
+BUILD_SECONDS = time.perf_counter() - _start  # the tables above; reported by ``bench --vectors``
 
 
 def jiao_cuts_packed(fs: int, fb: int) -> list[tuple[int, int, int, int]]:

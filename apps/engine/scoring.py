@@ -31,7 +31,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from operator import attrgetter
 
-from .cards import IS_RED
 from .decompose import (
     ADD_GE1,
     ADD_GE3,
@@ -63,7 +62,6 @@ from .score_detail import (
 from .winning import (
     _BY_ID,
     ENC,
-    LAID,
     LAID_BY_KIND,
     LAID_CHI_MASK,
     LAID_COUNTS,
@@ -71,11 +69,14 @@ from .winning import (
     LAID_PENG,
     LAID_WEI,
     ONES20,
+    PIAO_BY_KIND,
+    PIAO_NIBBLES,
     RED_FIELDS,
     RuleContext,
     laid_bits,
     packed_counts,
     packed_variants,
+    piao_bits,
     rule_context,
 )
 
@@ -138,25 +139,7 @@ def _piao_laid(groups: Sequence[Group]) -> tuple[int, int, int]:
             packed += table[g.kind][g.cards]
     except KeyError:  # not a well-formed laid group (never valid input)
         packed = sum(piao_bits(g.kind, g.cards) for g in groups)
-    return packed & 0xFF, (packed >> 8) & _NIB_ALL, packed >> 48
-
-
-def piao_bits(kind: str, cards: tuple[int, ...]) -> int:
-    """``_piao_laid`` of one laid group, packed: all red?, then the sentence by pattern id (4 bits
-    per id) in the small case at bit 8, in the big case at bit 48."""
-    packed = 1 if all(IS_RED[c] for c in cards) else 0
-    if kind == "chi" and cards[0] != cards[1] and cards[1] != cards[2]:
-        base = cards[0] // 10 * 10
-        ranks = (cards[0] - base, cards[1] - base, cards[2] - base)
-        pid = 8 if ranks == (1, 6, 9) else ranks[0]
-        packed |= 1 << (4 * pid + (48 if base else 8))
-    return packed
-
-
-_NIB_ALL = (1 << 36) - 1
-PIAO_BY_KIND: dict[str, dict[tuple[int, ...], int]] = {}  # every well-formed laid group
-for (_kind, _cards) in LAID:
-    PIAO_BY_KIND.setdefault(_kind, {})[_cards] = piao_bits(_kind, _cards)
+    return packed & 0xFF, (packed >> 8) & PIAO_NIBBLES, packed >> 48
 
 
 def _bi(t: int) -> int:

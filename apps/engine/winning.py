@@ -137,6 +137,22 @@ def laid_bits(kind: str, cards: tuple[int, ...]) -> int:
     return bits | (red | big << 8 | len(cards) << 16) << LAID_COUNTS
 
 
+def piao_bits(kind: str, cards: tuple[int, ...]) -> int:
+    """What 比 and 双飘 (changsha) need of one laid group, packed: 1 if its cards are all red, then
+    the sentence it is by pattern id (4 bits per id, ``huxi.SENTENCE_PATTERNS``), in the small case
+    from bit 8 on (``PIAO_NIBBLES``), in the big case from bit 48 on."""
+    packed = 1 if all(IS_RED[c] for c in cards) else 0
+    if kind == "chi" and cards[0] != cards[1] and cards[1] != cards[2]:
+        base = cards[0] // 10 * 10
+        ranks = (cards[0] - base, cards[1] - base, cards[2] - base)
+        pid = 8 if ranks == (1, 6, 9) else ranks[0]
+        packed |= 1 << (4 * pid + (48 if base else 8))
+    return packed
+
+
+PIAO_NIBBLES = (1 << 36) - 1
+
+
 def _laid_groups() -> list[tuple[GroupT, int]]:
     """Every well-formed laid group with its packed form (胡息 left out)."""
     groups: list[GroupT] = []
@@ -201,8 +217,10 @@ def _laid_table() -> dict[GroupT, int]:
 _start = time.perf_counter()
 LAID = _laid_table()
 LAID_BY_KIND: dict[str, dict[tuple[int, ...], int]] = {}  # LAID as kind → cards → packed (hot loops)
+PIAO_BY_KIND: dict[str, dict[tuple[int, ...], int]] = {}  # ``piao_bits`` of every laid group, the same way
 for (_kind, _cards), _packed in LAID.items():
     LAID_BY_KIND.setdefault(_kind, {})[_cards] = _packed
+    PIAO_BY_KIND.setdefault(_kind, {})[_cards] = piao_bits(_kind, _cards)
 BUILD_SECONDS = time.perf_counter() - _start
 
 
