@@ -222,10 +222,28 @@ PATTERN_YI, PATTERN_EQS = 0, 8
 CaseEntry = tuple[int, int, int]  # (一二三 count, 二七十 count, pattern counts packed by 4 bits)
 
 
-def _build_case_tables() -> tuple[dict[int, CaseEntry], dict[int, list[tuple[CaseEntry, int]]]]:
+# What the 胡息 of a case split depends on, as a small int: only 一二三 and 二七十 score, so a split
+# is summed up by ``yi + 8 * eqs`` (its counts of each, at most 3 in a case). ``SENT_CODE`` gives it
+# for the sentence-only split of a case vector; ``PAIR_CODE`` the same for the splits with a pair,
+# or, when they differ, 32 + the index of their set in ``PAIR_SETS``. ``code_values(weights)``
+# turns either into 胡息 for one case of one 胡息 table (a tuple: one index in the hot loops).
+_CODES = 32
+
+
+def _code(m: int) -> int:
+    return (m & 15) + 8 * ((m >> 32) & 15)
+
+
+def code_values(yi: int, eqs: int) -> tuple[int, ...]:
+    """胡息 by code (``SENT_CODE``/``PAIR_CODE``) for a case where 一二三 scores ``yi`` and 二七十 ``eqs``."""
+    plain = [(c & 7) * yi + (c >> 3) * eqs for c in range(_CODES)]
+    return tuple(plain + [max(plain[c] for c in codes) for codes in PAIR_SETS])
+
+
+def _build_case_tables() -> tuple[dict[int, CaseEntry], dict[int, list[tuple[CaseEntry, int]]], dict[int, int], dict[int, int], list]:
     """Breadth first over the number of sentences. Uniqueness of a sentence-only split is what
     ``tests/engine/test_scoring_reference.py`` checks against ``case_splits`` (not re-checked here:
-    this runs at every import)."""
+    this runs at every import). Also the codes of the splits (``SENT_CODE``, ``PAIR_CODE``)."""
     sent: dict[int, int] = {0: 0}
     layer = {0: 0}
     steps = tuple(zip(_PATTERN_INTS, [1 << (4 * i) for i in range(9)], strict=True))
@@ -239,26 +257,61 @@ def _build_case_tables() -> tuple[dict[int, CaseEntry], dict[int, list[tuple[Cas
         sent.update(nxt)
         layer = nxt
     entries = {v: (m & 15, (m >> 32) & 15, m) for v, m in sent.items()}
+    codes = {v: (m & 15) + 8 * ((m >> 32) & 15) for v, m in sent.items()}  # as ``_code``
     pair: dict[int, list[tuple[CaseEntry, int]]] = {}
+    pair_codes: dict[int, int] = {}
+    sets: dict[tuple[int, ...], int] = {}  # sets of codes (sorted) → their PAIR_CODE
     adds = [(r, 2 << (FIELD * r)) for r in range(10)]
     for v, e in entries.items():
+        code = codes[v]
         for r, add in adds:
             if not (v + add) & over:
-                if v + add in pair:
-                    pair[v + add].append((e, r))
+                x = v + add
+                if x in pair:
+                    pair[x].append((e, r))
+                    if pair_codes[x] != code:  # a second code for x: x's codes are a set
+                        old = pair_codes[x]
+                        key = tuple(sorted({code, *(_codes_of(sets, old))}))
+                        if key not in sets:
+                            sets[key] = _CODES + len(sets)
+                        pair_codes[x] = sets[key]
                 else:
-                    pair[v + add] = [(e, r)]
-    return entries, pair
+                    pair[x] = [(e, r)]
+                    pair_codes[x] = code
+    return entries, pair, codes, pair_codes, list(sets)
+
+
+def _codes_of(sets: dict[tuple[int, ...], int], code: int) -> tuple[int, ...]:
+    """The codes a PAIR_CODE stands for, while ``sets`` is being built."""
+    if code < _CODES:
+        return (code,)
+    return next(key for key, value in sets.items() if value == code)
 
 
 _start = time.perf_counter()
-CASE_SENT, CASE_PAIR = _build_case_tables()
-BUILD_SECONDS = time.perf_counter() - _start  # reported by ``bench --vectors``
+CASE_SENT, CASE_PAIR, SENT_CODE, PAIR_CODE, PAIR_SETS = _build_case_tables()
 
 # 绞 at one rank with a small and b big cards: the (small used, big used) choices, (0, 0) first.
 JIAO_USES: dict[tuple[int, int], tuple[tuple[int, int], ...]] = {
     (a, b): tuple((2 * x + y, x + 2 * y) for x, y in _jiao_options(a, b)) for a in range(5) for b in range(5)
 }
+# The same per rank, as they change the packed cases, grouped by the small cards they take mod 3:
+# JIAO_AT[rank][5 * a + b][d] lists (small cards taken, big cards taken), packed, taking d mod 3.
+_BY_TAKEN = [[[(ds, db) for ds, db in JIAO_USES[(a, b)] if ds % 3 == d] for d in range(3)] for a in range(5) for b in range(5)]
+JIAO_AT: tuple[tuple[tuple[tuple[tuple[int, int], ...], ...], ...], ...] = tuple(
+    tuple(tuple([tuple([(ds << sh, db << sh) for ds, db in uses]) for uses in by_taken]) for by_taken in _BY_TAKEN)
+    for sh in range(0, 10 * FIELD, FIELD)
+)
+
+
+# JIAO_CHOICES[rank][5 * a + b]: JIAO_USES at that rank as (small taken, packed; big taken,
+# packed; 绞 made; small taken mod 3), in the order of JIAO_USES.
+_CHOICES = [[(ds, db, (ds + db) // 3, ds % 3) for ds, db in JIAO_USES[(a, b)]] for a in range(5) for b in range(5)]
+JIAO_CHOICES: tuple[tuple[tuple[tuple[int, int, int, int], ...], ...], ...] = tuple(
+    tuple(tuple([(ds << sh, db << sh, n, d) for ds, db, n, d in uses]) for uses in _CHOICES)
+    for sh in range(0, 10 * FIELD, FIELD)
+)
+BUILD_SECONDS = time.perf_counter() - _start  # the tables above; reported by ``bench --vectors``
 
 
 def jiao_cuts_packed(fs: int, fb: int) -> list[tuple[int, int, int, int]]:
@@ -279,83 +332,111 @@ def jiao_cuts_packed(fs: int, fb: int) -> list[tuple[int, int, int, int]]:
     return out
 
 
-ONES10 = sum(1 << (FIELD * r) for r in range(10))  # (v * ONES10) >> 72 & 0xFF: the cards in a case
 
 
-def _cut_best(s: int, b: int, side: int, need_jiang: bool, w: tuple[int, int, int, int]) -> int:
-    """Best 胡息 of one 绞 choice; ``side`` is the small case's card count mod 3, which says where
-    the 将 goes (0: big case or none, 2: small case)."""
-    if not need_jiang:
-        e = not side and CASE_SENT.get(s)
-        f = e and CASE_SENT.get(b)
-        return e[0] * w[0] + e[1] * w[1] + f[0] * w[2] + f[1] * w[3] if f else -1
-    if side == 2:
-        e = CASE_SENT.get(b)
-        pairs = e and CASE_PAIR.get(s)
-        w1, w2, base = w[0], w[1], e and e[0] * w[2] + e[1] * w[3]
-    elif side == 0:
-        e = CASE_SENT.get(s)
-        pairs = e and CASE_PAIR.get(b)
-        w1, w2, base = w[2], w[3], e and e[0] * w[0] + e[1] * w[1]
-    else:
-        return -1
-    if not pairs:
-        return -1
-    best = -1
-    for (x, y, _), _ in pairs:
-        if x * w1 + y * w2 > best:
-            best = x * w1 + y * w2
-    return base + best
-
-
-def best_free_packed(fs: int, fb: int, need_jiang: bool, w: tuple[int, int, int, int]) -> int:
+def best_free_packed(fs: int, fb: int, need_jiang: bool, vs: tuple[int, ...], vb: tuple[int, ...]) -> int:
     """The highest 胡息 of a complete split of the free cards (packed cases), -1 if none.
 
-    ``w`` = (small 一二三, small 二七十, big 一二三, big 二七十) 胡息.
+    ``vs``/``vb``: 胡息 by code for the small/big case (``code_values``).
     """
-    ts = ((fs * ONES10) >> 72) & 0xFF
     ranks = (fs + ADD_GE1) & (fb + ADD_GE1) & (fs + fb + ADD_GE3) & B7
-    if not ranks:  # no 绞 possible: one look-up per case
-        if not need_jiang:
-            if ts % 3:
-                return -1
-            e = CASE_SENT.get(fs)
-            f = e and CASE_SENT.get(fb)
-            return e[0] * w[0] + e[1] * w[1] + f[0] * w[2] + f[1] * w[3] if f else -1
-        return _cut_best(fs, fb, ts % 3, True, w)
-    cuts = [(fs, fb, ts)]
-    while ranks:
+    if ranks:
+        return best_with_jiao(fs, fb, need_jiang, ranks, vs, vb)
+    return best_plain(fs, fb, need_jiang, vs, vb)
+
+
+def best_plain(fs: int, fb: int, need_jiang: bool, vs: tuple[int, ...], vb: tuple[int, ...]) -> int:
+    """``best_free_packed`` when no 绞 is possible: one look-up per case. The small case's card
+    count mod 3 (``fs % 3``: 256 is 1 mod 3) says where the 将 goes: 0 the big case, 2 the small."""
+    side = fs % 3
+    if side == 0:
+        a = SENT_CODE.get(fs)
+        if a is None:
+            return -1
+        b = (PAIR_CODE if need_jiang else SENT_CODE).get(fb)
+    elif side == 2 and need_jiang:
+        a = PAIR_CODE.get(fs)
+        if a is None:
+            return -1
+        b = SENT_CODE.get(fb)
+    else:
+        return -1
+    if b is None:
+        return -1
+    return vs[a] + vb[b]
+
+
+def best_with_jiao(fs: int, fb: int, need_jiang: bool, ranks: int, vs: tuple[int, ...], vb: tuple[int, ...]) -> int:
+    """``best_free_packed`` when ``ranks`` (top bits of the fields, ``B7``) may hold 绞. Every choice
+    of 绞 is tried, but only those leaving the small case a card count that can split are looked
+    up: 0 mod 3 (the 将, if any, in the big case), or 2 mod 3 with the 将 in the small case."""
+    cuts = [(fs, fb, fs % 3)]
+    while True:
         low = ranks & -ranks
         ranks ^= low
         shift = low.bit_length() - FIELD
-        uses = JIAO_USES[((fs >> shift) & 0xFF, (fb >> shift) & 0xFF)]
-        cuts = [(s - (ds << shift), b - (db << shift), t - ds) for s, b, t in cuts for ds, db in uses]
+        by_taken = JIAO_AT[shift >> 3][5 * ((fs >> shift) & 0xFF) + ((fb >> shift) & 0xFF)]
+        if not ranks:
+            break
+        cuts = [(s - ds, b - db, (t - d) % 3) for s, b, t in cuts for d in (0, 1, 2) for ds, db in by_taken[d]]
+    sent, pair = SENT_CODE, PAIR_CODE
+    other = pair if need_jiang else sent
     best = -1
     for s, b, t in cuts:
-        t %= 3
-        if t == 1 or (t == 2 and not need_jiang):
-            continue
-        h = _cut_best(s, b, t, need_jiang, w)
-        if h > best:
-            best = h
+        for ds, db in by_taken[t]:  # the small case left with 0 mod 3 cards
+            x = sent.get(s - ds)
+            if x is not None:
+                y = other.get(b - db)
+                if y is not None and vs[x] + vb[y] > best:
+                    best = vs[x] + vb[y]
+        if need_jiang:
+            for ds, db in by_taken[(t + 1) % 3]:  # 2 mod 3: the 将 in the small case
+                x = pair.get(s - ds)
+                if x is not None:
+                    y = sent.get(b - db)
+                    if y is not None and vs[x] + vb[y] > best:
+                        best = vs[x] + vb[y]
     return best
 
 
 def free_shapes_packed(fs: int, fb: int, need_jiang: bool) -> list[tuple[CaseEntry, CaseEntry, int, int, int]]:
     """Every complete split of the free cards, as (small entry, big entry, pair rank + 10 × big?
-    or -1, 绞 count, all-red 绞 count): what 胡息, 对对胡, 比 and 双飘 need (changsha, 毛胡)."""
+    or -1, 绞 count, all-red 绞 count): what 胡息, 对对胡, 比 and 双飘 need (changsha, 毛胡).
+    The choices of 绞 are those of ``jiao_cuts_packed``, in the same order; those at the last rank
+    are looked at without building them, and only where the small case's card count allows a split."""
     sent, pair = CASE_SENT, CASE_PAIR
+    ranks = (fs + ADD_GE1) & (fb + ADD_GE1) & (fs + fb + ADD_GE3) & B7
+    cuts = [(fs, fb, fs % 3, 0, 0)]
+    last: tuple[tuple[int, int, int, int], ...] = ((0, 0, 0, 0),)
+    red = False
+    while ranks:
+        if len(last) > 1:  # the choices at the previous rank, now built
+            cuts = [
+                (s - ds, b - db, (t - d) % 3, n + nj, nr + red * nj)
+                for s, b, t, n, nr in cuts
+                for ds, db, nj, d in last
+            ]
+        low = ranks & -ranks
+        ranks ^= low
+        shift = low.bit_length() - FIELD
+        red = shift // FIELD in (1, 6, 9)
+        last = JIAO_CHOICES[shift // FIELD][5 * ((fs >> shift) & 0xFF) + ((fb >> shift) & 0xFF)]
     out = []
-    for s, b, nj, nr in jiao_cuts_packed(fs, fb):
-        if need_jiang:
-            e = sent.get(b)
-            if e is not None:
-                out.extend((x, e, r, nj, nr) for x, r in pair.get(s, ()))
-            e = sent.get(s)
-            if e is not None:
-                out.extend((e, x, 10 + r, nj, nr) for x, r in pair.get(b, ()))
-        else:
-            e, f = sent.get(s), sent.get(b)
-            if e is not None and f is not None:
-                out.append((e, f, -1, nj, nr))
+    for s0, b0, t0, n0, nr0 in cuts:
+        for ds, db, nj, d in last:
+            side = (t0 - d) % 3  # the small case's card count mod 3: where the 将 can be
+            nr = nr0 + red * nj
+            if need_jiang:
+                if side == 2:
+                    e = sent.get(b0 - db)
+                    if e is not None:
+                        out.extend((x, e, r, n0 + nj, nr) for x, r in pair.get(s0 - ds, ()))
+                elif side == 0:
+                    e = sent.get(s0 - ds)
+                    if e is not None:
+                        out.extend((e, x, 10 + r, n0 + nj, nr) for x, r in pair.get(b0 - db, ()))
+            elif side == 0:
+                e, f = sent.get(s0 - ds), sent.get(b0 - db)
+                if e is not None and f is not None:
+                    out.append((e, f, -1, n0 + nj, nr))
     return out

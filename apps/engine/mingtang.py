@@ -16,7 +16,7 @@ from .cards import IS_RED
 from .rules import RuleSet
 
 
-@dataclass
+@dataclass(slots=True)
 class MingtangContext:
     """What the 名堂 look at. Counts are over all the winner's cards, winning card included."""
 
@@ -231,27 +231,43 @@ def mingtang_of(rs: RuleSet, ctx: MingtangContext) -> tuple[tuple[tuple[str, int
             tuple(r for r in rows if not r.late), tuple(r for r in rows if r.late), any(r.replaces for r in rows)
         )
     early, late, replaces = split
-    found = [(row, row.fan(ctx)) for row in early if row.applies(ctx)]
-    if replaces:
+    found = []
+    for row in early:  # a plain loop: a comprehension costs a function call in Python 3.11
+        if row.applies(ctx):
+            found.append((row, row.fan(ctx)))
+    if replaces and found:
         replaced = {name for row, _ in found for name in row.replaces}
         if replaced:
             found = [(row, fan) for row, fan in found if row.name not in replaced]
     if late:
         ctx.has_mingtang = any(row.is_mingtang for row, _ in found)
-        found += [(row, row.fan(ctx)) for row in late if row.applies(ctx)]
-    if rs.mingtang_stack == "max":
-        main = [item for item in found if not item[0].stacks]
-        extra = [item for item in found if item[0].stacks]
-        if main:
-            top = max(main, key=lambda item: item[1])
+        for row in late:
+            if row.applies(ctx):
+                found.append((row, row.fan(ctx)))
+    if rs.mingtang_stack == "max" and found:
+        top = None  # the first of the largest (as ``max``), then the rows that stack
+        extra = []
+        for item in found:
+            if item[0].stacks:
+                extra.append(item)
+            elif top is None or item[1] > top[1]:
+                top = item
+        if top is not None:
             found = [top] + extra
-    entries = tuple((row.name, fan) for row, fan in found)
-    return entries, (sum(fan for _, fan in entries) or 1)
+    total = 0
+    entries = []
+    for row, fan in found:
+        entries.append((row.name, fan))
+        total += fan
+    return tuple(entries), (total or 1)
 
 
 def bonuses_of(rs: RuleSet, ctx: MingtangContext) -> tuple[tuple[str, str, int], ...]:
     """The (name, effect, value) bonuses that apply: 胡息 ×, fan ×, extra tun."""
-    return tuple((b.name, b.effect, b.value(ctx)) for b in BONUSES.get(rs.mingtang, ()) if b.applies(ctx))
+    rows = BONUSES.get(rs.mingtang)
+    if not rows:
+        return ()
+    return tuple([(b.name, b.effect, b.value(ctx)) for b in rows if b.applies(ctx)])
 
 
 def all_names() -> dict[str, str]:

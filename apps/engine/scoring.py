@@ -1,12 +1,18 @@
 """Scoring a win (RULES.md §8, §9.1, §9.2): ``score_win`` (full result) and ``can_win`` (fast test).
 
-The fast path works on packed count vectors (``decompose.py``: 8 bits per card kind in one int).
+The fast path works on packed count vectors (``decompose.py``: 8 bits per card kind in one int);
+the laid groups come packed from a static table (``winning.LAID``: 胡息 under every 胡息 table, the
+偎/碰 a card can upgrade, card counts), so a hand's laid groups are a sum of a few ints.
 The winning card first takes the role §8.2 gives it (the same cases as ``winning.variants``); the
 坎 (never broken) and, at a reveal win, four of a kind held are set aside; the free cards left are
-split into 绞, sentences and the 将 by table look-ups (``CASE_SENT``/``CASE_PAIR``), one case at a
-time once the 绞 are chosen. Among all decompositions the engine keeps the one with the highest
-score, then the highest 胡息 (§8.3). The 名堂 that do not depend on the decomposition are computed
-once per (ruleset, ``mingtang.fan_key``); only 对对胡, 比 and 双飘 are looked at per candidate.
+split into 绞, sentences and the 将 by table look-ups (``SENT_CODE``/``PAIR_CODE``, built with
+``CASE_SENT``/``CASE_PAIR``), one case at a time once the 绞 are chosen. Among all decompositions
+the engine keeps the one with the highest score, then the highest 胡息 (§8.3). The 名堂 that do not
+depend on the decomposition are computed once per (ruleset, ``mingtang.fan_key``); only 对对胡, 比
+and 双飘 are looked at per candidate.
+
+The hot loops avoid what costs most in CPython 3.11: comprehensions over a few items (each is a
+function call), ``sum()`` over big ints, dict keys built per call; see ``bench --vectors``.
 
 The chosen decomposition group by group (``ScoreResult.groups``) is built on first read by the plain
 scorer of ``score_detail.py``, which picks the same decomposition; natural wins use that scorer too.
@@ -23,20 +29,19 @@ scorer of ``score_detail.py``, which picks the same decomposition; natural wins 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from operator import itemgetter as _items
+from operator import attrgetter
 
-from .cards import IS_RED
 from .decompose import (
     ADD_GE1,
     ADD_GE3,
     B7,
-    CASE_SENT,
     FIELD,
     M80,
     NIBBLES,
-    ONES10,
-    _cut_best,
+    PAIR_CODE,
+    SENT_CODE,
     best_free_packed,
+    best_with_jiao,
     free_shapes_packed,
 )
 from .groups import Group
@@ -57,36 +62,49 @@ from .score_detail import (
 from .winning import (
     _BY_ID,
     ENC,
-    F_CHI,
-    F_FOUR,
-    F_PENG,
-    F_WEI,
+    LAID_BY_KIND,
+    LAID_CHI_MASK,
+    LAID_COUNTS,
+    LAID_FOUR_MASK,
+    LAID_PENG,
+    LAID_WEI,
+    ONES20,
+    PIAO_BY_KIND,
+    PIAO_NIBBLES,
+    RED_FIELDS,
     RuleContext,
-    laid_flags,
+    laid_bits,
+    packed_counts,
     packed_variants,
+    piao_bits,
     rule_context,
 )
 
 __all__ = ["WIN_BY", "ScoreResult", "can_win", "is_zimo", "score_win", "tun_of"]
 
-_RED, _BIG, _NUM = 160, 168, 176  # where winning.ENC keeps the counts of red, big and all cards
-M160 = (1 << 160) - 1
 _GE3 = ADD_GE3 | (ADD_GE3 << 80)  # field + this has its top bit set iff field >= 3 (20 fields)
 _TOP = B7 | (B7 << 80)
 _GE1 = ADD_GE1
 _GE4 = sum(0x7C << (FIELD * c) for c in range(20))  # field + this has its top bit set iff field >= 4
-_RED_TOP = sum(0x80 << (FIELD * c) for c in range(20) if IS_RED[c])  # the top bit of each red card's field
 _SENT_NIB = (NIBBLES * 6, NIBBLES * 5, NIBBLES * 4)  # nibble + these has bit 3 set iff nibble >= 2, 3, 4
 _NIB8 = NIBBLES * 8
 _RED_RANKS = (1, 6, 9)
 _INCOMPLETE = ScoreResult(False, "incomplete", _INCOMPLETE_MESSAGE)
 
 
-def _laid_info(rc: RuleContext, key: tuple[str, tuple[int, ...]]) -> tuple[int, int, int]:
-    """(胡息, packed cards, flags) of a laid group missing from ``rc.laid_info`` (never for valid input)."""
-    kind, cards = key
-    info = rc.laid_info[key] = (rc.huxi_of(kind, cards), sum(ENC[c] for c in cards), laid_flags(kind, cards))
-    return info
+_KIND_CARDS = attrgetter("kind", "cards")
+
+
+def _laid_sum(rc: RuleContext, groups: Sequence[Group]) -> int:
+    """The laid groups packed (``winning.LAID_*``), adding any group missing from ``rc.laid`` (never
+    one of valid input: ``score_win`` sums the table's entries directly)."""
+    total = 0
+    for key in map(_KIND_CARDS, groups):
+        packed = rc.laid.get(key)
+        if packed is None:
+            packed = laid_bits(*key) | rc.huxi_of(*key) << rc.laid_huxi
+        total += packed
+    return total
 
 
 def _fans(rc: RuleContext, key: tuple) -> tuple:
@@ -94,8 +112,8 @@ def _fans(rc: RuleContext, key: tuple) -> tuple:
     then 对对胡, 比, 双飘; memoised per ruleset. The +1 tun of 自摸 (``zimo = "+1tun"``) is not in it:
     it does not depend on the key."""
     rs = rc.rs
-    red, big, small, win_by, dealer, zimo, last_card, reveal_card, shua_hou, dui_dui, bi, piao = key
-    ctx = MingtangContext(rs, red, big, small, win_by, dealer, zimo, last_card, reveal_card, shua_hou, dui_dui, bi, piao)
+    # key: red, big, small, win_by, dealer, zimo, last_card, reveal_card, shua_hou, dui_dui, bi, piao
+    ctx = MingtangContext(rs, *key)
     mingtang, fan = mingtang_of(rs, ctx)
     bonuses = bonuses_of(rs, ctx)
     mul, tun_add = 1, 0
@@ -114,35 +132,14 @@ def _fans(rc: RuleContext, key: tuple) -> tuple:
 
 def _piao_laid(groups: Sequence[Group]) -> tuple[int, int, int]:
     """(all-red laid groups, laid sentences by pattern packed 4 bits per id: small, big) for 比/双飘."""
-    piao = ls = lb = 0
-    for g in groups:
-        key = (g.kind, g.cards)
-        one = _PIAO_ONE.get(key) or _piao_one(key)
-        piao += one[0]
-        ls += one[1]
-        lb += one[2]
-    return piao, ls, lb
-
-
-_PIAO_ONE: dict[tuple[str, tuple[int, ...]], tuple[int, int, int]] = {}
-
-
-def _piao_one(key: tuple[str, tuple[int, ...]]) -> tuple[int, int, int]:
-    """``_piao_laid`` of one laid group, memoised per (kind, cards)."""
-    kind, cards = key
-    piao = ls = lb = 0
-    if all(IS_RED[c] for c in cards):
-        piao = 1
-    if kind == "chi" and cards[0] != cards[1] and cards[1] != cards[2]:
-        base = cards[0] // 10 * 10
-        ranks = (cards[0] - base, cards[1] - base, cards[2] - base)
-        pid = 8 if ranks == (1, 6, 9) else ranks[0]
-        if base:
-            lb = 1 << (4 * pid)
-        else:
-            ls = 1 << (4 * pid)
-    out = _PIAO_ONE[key] = (piao, ls, lb)
-    return out
+    packed = 0
+    try:
+        table = PIAO_BY_KIND
+        for g in groups:
+            packed += table[g.kind][g.cards]
+    except KeyError:  # not a well-formed laid group (never valid input)
+        packed = sum(piao_bits(g.kind, g.cards) for g in groups)
+    return packed & 0xFF, (packed >> 8) & PIAO_NIBBLES, packed >> 48
 
 
 def _bi(t: int) -> int:
@@ -156,11 +153,14 @@ def _bi(t: int) -> int:
 def _every_split(rc: RuleContext, v: tuple, groups: Sequence[Group], chi: bool) -> list[tuple[int, bool, int, int]]:
     """(胡息, 对对胡, 比, 双飘 count) of every split of a variant (changsha's 比/双飘, 毛胡)."""
     fx, h, need, red_groups, _ = v
+    shapes = free_shapes_packed(h & M80, h >> 80, bool(need))
+    if not shapes:
+        return shapes
     piao0, ls, lb = _piao_laid(groups)
     piao0 += red_groups
     w = rc.w4
     out = []
-    for e, f, pair, nj, nr in free_shapes_packed(h & M80, h >> 80, bool(need)):
+    for e, f, pair, nj, nr in shapes:
         huxi = fx + e[0] * w[0] + e[1] * w[1] + f[0] * w[2] + f[1] * w[3]
         dui_dui = not chi and not nj and not e[2] and not f[2]
         bi = max(_bi(e[2] + ls), _bi(f[2] + lb))
@@ -192,46 +192,50 @@ def score_win(
         return score_win_slow(rs, hand, groups, win_card, win_by, dealer, last_card, reveal_card)
     hit = _BY_ID.get(id(rs))
     rc = hit[1] if hit is not None and hit[0] is rs else rule_context(rs)
-    hp = sum(_items(*hand)(ENC)) if len(hand) > 1 else sum(map(ENC.__getitem__, hand))
-    fixed = flags = lenc = 0
-    get = rc.laid_info.get
-    for g in groups:
-        key = (g.kind, g.cards)
-        info = get(key) or _laid_info(rc, key)
-        fixed += info[0]
-        lenc += info[1]
-        flags |= info[2]
-    if rc.every_split or win_by == "reveal" or rc.kan3 is None:
-        return _score_split(rc, hand, groups, win_card, win_by, dealer, last_card, reveal_card, hp, fixed, flags, lenc)
+    hp = 0
+    enc = ENC
+    for c in hand:  # an explicit loop: cheaper than sum() over a few big ints
+        hp += enc[c]
+    lp = 0
+    try:
+        laid = LAID_BY_KIND
+        for g in groups:
+            lp += laid[g.kind][g.cards]
+    except KeyError:
+        lp = _laid_sum(rc, groups)
+    if rc.split_path or win_by == "reveal":
+        return _score_split(rc, hand, groups, win_card, win_by, dealer, last_card, reveal_card, hp, lp)
     # §8.2: the winning card's role. Each shape: (fixed 胡息, hand counts, cards, groups, 将?, kept field).
-    same = rc.same
-    h = hp & M160
-    n = (hp >> _NUM) & 0xFF
     sh = FIELD * win_card
-    wb = 1 << sh
-    held = (h >> sh) & 0xFF
-    four = flags & F_FOUR
+    held = (hp >> sh) & 0xFF
+    h = hp
+    n = len(hand)
+    fixed = (lp >> rc.laid_huxi) & 0xFF
+    four = 1 if lp & LAID_FOUR_MASK else 0
     n_laid = len(groups)
+    # A laid 偎/臭偎 (bit LAID_WEI) or 碰 (bit LAID_PENG) of the winning card, from one shift.
+    upgrade = (lp >> win_card) & _WEI_PENG if held < 2 else 0
     if held == 3:
-        shapes = ((fixed + same["ti" if win_by == "self_draw" else "pao"][win_card], h - 3 * wb, n - 3, n_laid + 1, 1, 0),)
-    elif held < 2 and (flags >> (F_WEI + win_card)) & 1:
+        wb = 3 << sh
+        shapes = ((fixed + rc.same["ti" if win_by == "self_draw" else "pao"][win_card], h - wb, n - 3, n_laid + 1, 1, 0),)
+    elif upgrade & _WEI:
+        same = rc.same
         shapes = ((fixed + same["ti" if win_by == "self_draw" else "pao"][win_card] - same["wei"][win_card], h, n, n_laid, 1, 0),)
-    elif held < 2 and (flags >> (F_PENG + win_card)) & 1 and win_by != "discard":
+    elif upgrade and win_by != "discard":
+        same = rc.same
         shapes = ((fixed + same["pao"][win_card] - same["peng"][win_card], h, n, n_laid, 1, 0),)
     elif held == 2 and win_by == "self_draw":
-        shapes = ((fixed + same["wei"][win_card], h - 2 * wb, n - 2, n_laid + 1, four, 0),)
+        wb = 2 << sh
+        shapes = ((fixed + rc.same["wei"][win_card], h - wb, n - 2, n_laid + 1, four, 0),)
     elif held == 2:  # another player's card onto a pair: a 碰, or three free cards
+        wb = 1 << sh
         shapes = (
-            (fixed + same["peng"][win_card], h - 2 * wb, n - 2, n_laid + 1, four, 0),
+            (fixed + rc.same["peng"][win_card], h - 2 * wb, n - 2, n_laid + 1, four, 0),
             (fixed, h + wb, n + 1, n_laid, four, 0xFF << sh),
         )
     else:
-        shapes = ((fixed, h + wb, n + 1, n_laid, four, 0),)
+        shapes = ((fixed, h + (1 << sh), n + 1, n_laid, four, 0),)
     to_win = rc.groups_to_win
-    min_huxi = rs.min_huxi
-    chi = flags & F_CHI
-    w0, w1, w2, w3 = w4 = rc.w4
-    kan_s, kan_b, kan_red = rc.kan3
     cands = []
     top = -1
     for fx, h, n, ng, need, keep in shapes:
@@ -240,48 +244,55 @@ def score_win(
             if keep:
                 k &= ~keep
             if (h + _GE4) & k:  # four of a kind held (never valid input here): the general path
-                return _score_split(
-                    rc, hand, groups, win_card, win_by, dealer, last_card, reveal_card, hp, fixed, flags, lenc
-                )
-            ks, kb = (k & M80).bit_count(), (k >> 80).bit_count()
-            fx += ks * kan_s + kb * kan_b
-            if kan_red:
-                fx += (k & _RED_TOP).bit_count() * kan_red
-            h -= (k >> 7) * 3
-            n -= 3 * (ks + kb)
-            ng += ks + kb
+                return _score_split(rc, hand, groups, win_card, win_by, dealer, last_card, reveal_card, hp, lp)
+            ones = k >> 7  # a 1 in the field of each 坎
+            held = k.bit_count()
+            fx += ((ones * rc.kan_rev) >> 152) & 0xFF  # their 胡息 (winning.RuleContext.kan_rev)
+            h -= ones * 3
+            n -= 3 * held
+            ng += held
         nf = n - 2 * need
         if nf < 0 or nf % 3 or ng + nf // 3 + need != to_win:
             continue
         fs = h & M80
         fb = h >> 80
-        if (fs + _GE1) & (fb + _GE1) & (fs + fb + ADD_GE3) & B7:
-            best = best_free_packed(fs, fb, need, w4)
-        elif need:
-            best = _cut_best(fs, fb, (((fs * ONES10) >> 72) & 0xFF) % 3, True, w4)
-        else:
-            e = CASE_SENT.get(fs)
-            if e is None:
+        ranks = (fs + _GE1) & (fb + _GE1) & (fs + fb + ADD_GE3) & B7
+        if ranks:
+            best = best_with_jiao(fs, fb, need, ranks, rc.vs, rc.vb)
+            if best < 0:
                 continue
-            f = CASE_SENT.get(fb)
-            if f is None:
+        else:  # ``decompose.best_plain``, inline
+            side = fs % 3
+            if side == 0:
+                a = SENT_CODE.get(fs)
+                if a is None:
+                    continue
+                b = (PAIR_CODE if need else SENT_CODE).get(fb)
+            elif side == 2 and need:
+                a = PAIR_CODE.get(fs)
+                if a is None:
+                    continue
+                b = SENT_CODE.get(fb)
+            else:
                 continue
-            best = e[0] * w0 + e[1] * w1 + f[0] * w2 + f[1] * w3
-        if best < 0:
-            continue
+            if b is None:
+                continue
+            best = rc.vs[a] + rc.vb[b]
         huxi = fx + best
         if huxi > top:
             top = huxi
-        if huxi >= min_huxi:
+        if huxi >= rs.min_huxi:
             # 对对胡: no 吃 laid and nothing but the 将 among the free cards.
-            cands.append((huxi, not chi and nf == 0))
+            cands.append((huxi, nf == 0 and not lp & LAID_CHI_MASK))
     if not cands:
         if top < 0:
             return _INCOMPLETE
-        return _below_min(top, min_huxi)
-    t = hp + lenc + ENC[win_card]
-    red, big = (t >> _RED) & 0xFF, (t >> _BIG) & 0xFF
-    small = ((t >> _NUM) & 0xFF) - big
+        return _below_min(top, rs.min_huxi)
+    hw = hp + (1 << sh)  # every hidden card, the winning card included
+    t = lp >> LAID_COUNTS
+    red = (((hw & RED_FIELDS) * ONES20 >> 152) & 0xFF) + (t & 0xFF)
+    big = (((hw >> 80) * ONES20 >> 72) & 0xFF) + ((t >> 8) & 0xFF)
+    small = len(hand) + 1 + ((t >> 16) & 0xFF) - big
     wbk, dealer_k, zimo_k, zimo_tun = rc.call_keys[win_by][dealer]
     shua = len(hand) == 1 and hand[0] == win_card
     fan_cache = rc.fan_cache
@@ -292,10 +303,26 @@ def score_win(
             last_card, reveal_card if rc.kai_di else None, shua, dui_dui, 0, 0,
         )
         mingtang, fan, bonuses, mul, tun_add = fan_cache.get(key) or _fans(rc, key)
-        tun = _tun(rc, huxi, mul, tun_add + zimo_tun)
+        # §9.1, as ``_tun``
+        tun = huxi * mul if rc.one_xi_one_tun else (huxi * mul - rs.min_huxi) // 3 + 1
+        if tun < 1:
+            tun = 1
+        tun += tun_add + zimo_tun
         if best_val is None or (tun * fan, huxi) > best_val[0]:
             best_val = ((tun * fan, huxi), tun, mingtang, fan, bonuses)
-    return _lazy_win(best_val, red, big, small, (rs, hand, groups, win_card, win_by, dealer, last_card, reveal_card))
+    (score, shown), tun, mingtang, fan, bonuses = best_val
+    result = _new(LazyScoreResult)
+    _setattr(result, "__dict__", {
+        "win": True, "reason": None, "message": None, "huxi": shown, "counts": {"red": red, "big": big, "small": small},
+        "tun": tun, "mingtang": mingtang, "fan": fan, "score": score, "bonuses": bonuses,
+        "_args": (rs, tuple(hand), tuple(groups), win_card, win_by, dealer, last_card, reveal_card),
+    })
+    return result
+
+
+_new = object.__new__
+_setattr = object.__setattr__
+_WEI, _WEI_PENG = 1 << LAID_WEI, 1 << LAID_WEI | 1 << LAID_PENG
 
 
 def _tun(rc: RuleContext, huxi: int, mul: int, extra: int) -> int:
@@ -327,14 +354,14 @@ def _below_min(top: int, min_huxi: int) -> ScoreResult:
 
 def _score_split(
     rc: RuleContext, hand: Sequence[int], groups: Sequence[Group], win_card: int, win_by: str, dealer: bool,
-    last_card: bool, reveal_card: int | None, hp: int, fixed: int, flags: int, lenc: int,
+    last_card: bool, reveal_card: int | None, hp: int, lp: int,
 ) -> ScoreResult:
     """``score_win`` where every split counts (changsha's 比/双飘, 毛胡) and at a reveal win."""
     rs = rc.rs
-    vs = packed_variants(rc, hp, fixed, flags, len(groups), win_card, win_by, dealer)
+    vs = packed_variants(rc, hp, len(hand), lp, len(groups), win_card, win_by, dealer)
     if not vs:
         return _INCOMPLETE
-    chi = flags & F_CHI
+    chi = lp & LAID_CHI_MASK
     min_huxi = rs.min_huxi
     mao_hu = rs.mao_hu
     cands: list[tuple[int, bool, int, int]] = []
@@ -347,9 +374,8 @@ def _score_split(
                 if c[0] >= min_huxi or (mao_hu and c[0] == 0):
                     cands.append(c)
     else:
-        w4 = rc.w4
         for fx, h, need, _, nf in vs:
-            best = best_free_packed(h & M80, h >> 80, need, w4)
+            best = best_free_packed(h & M80, h >> 80, need, rc.vs, rc.vb)
             if best < 0:
                 continue
             huxi = fx + best
@@ -361,9 +387,11 @@ def _score_split(
         if top < 0:
             return _INCOMPLETE
         return _below_min(top, min_huxi)
-    t = hp + lenc + ENC[win_card]
-    red, big = (t >> _RED) & 0xFF, (t >> _BIG) & 0xFF
-    small = ((t >> _NUM) & 0xFF) - big
+    red, big = packed_counts(hp + ENC[win_card])
+    t = lp >> LAID_COUNTS
+    red += t & 0xFF
+    big += (t >> 8) & 0xFF
+    small = len(hand) + 1 + ((t >> 16) & 0xFF) - big
     base = fan_key(rs, red, big, small, win_by, dealer, last_card, reveal_card, len(hand) == 1 and hand[0] == win_card)
     fan_cache = rc.fan_cache
     zimo_tun = rc.call_keys[win_by][dealer][3]
@@ -395,28 +423,29 @@ def can_win(
     built). ``hand_counts`` is the 20-count vector of the hidden hand before the winning card."""
     if win_by == "natural" or win_card is None:
         return sum(1 for n in hand_counts if n == 4) >= 3 or sum(1 for n in hand_counts if n >= 3) >= 5
-    rc = rule_context(rs)
-    h = int.from_bytes(bytes(hand_counts), "little")
-    hp = h | (sum(hand_counts) << _NUM)
-    fixed = flags = 0
-    get = rc.laid_info.get
-    for g in groups:
-        key = (g.kind, g.cards)
-        info = get(key) or _laid_info(rc, key)
-        fixed += info[0]
-        flags |= info[2]
+    hit = _BY_ID.get(id(rs))
+    rc = hit[1] if hit is not None and hit[0] is rs else rule_context(rs)
+    hp = int.from_bytes(bytes(hand_counts), "little")
+    n = sum(hand_counts)
+    lp = 0
+    try:
+        laid = LAID_BY_KIND
+        for g in groups:
+            lp += laid[g.kind][g.cards]
+    except KeyError:
+        lp = _laid_sum(rc, groups)
     min_huxi = rs.min_huxi
     if rs.mao_hu:
         return any(
             c[0] >= min_huxi or c[0] == 0
-            for v in packed_variants(rc, hp, fixed, flags, len(groups), win_card, win_by, dealer)
+            for v in packed_variants(rc, hp, n, lp, len(groups), win_card, win_by, dealer)
             for c in _every_split(rc, v, groups, False)
         )
-    w0, w1, w2, w3 = w4 = rc.w4
-    for fx, h, need, _, _ in packed_variants(rc, hp, fixed, flags, len(groups), win_card, win_by, dealer):
+    w0, w1, w2, w3 = rc.w4
+    for fx, h, need, _, _ in packed_variants(rc, hp, n, lp, len(groups), win_card, win_by, dealer):
         if fx < min_huxi and fx + _free_bound(h, w0, w1, w2, w3) < min_huxi:
             continue  # not enough 一二三/二七十 among the free cards: no split can reach min_huxi
-        best = best_free_packed(h & M80, h >> 80, need, w4)
+        best = best_free_packed(h & M80, h >> 80, need, rc.vs, rc.vb)
         if best >= 0 and fx + best >= min_huxi:
             return True
     return False

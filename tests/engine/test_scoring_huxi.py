@@ -87,3 +87,15 @@ def test_s9_1_mao_hu_zero_huxi_counts_15() -> None:
     assert r.tun == tun_of(resolve_ruleset("chenzhou"), 15)
     r = score("chenzhou", hand, (), "s10", options={"zimo": "none"})
     assert not r.win and r.reason == "huxi_below_min" and r.huxi == 0
+
+
+def test_s4_1_packed_laid_groups_carry_every_huxi_table() -> None:
+    """The scorer's packed laid groups (``winning.LAID``) hold, for each 胡息 table, the 胡息 that
+    ``group_huxi`` gives the group (§4.1 and luzhou's table of §10)."""
+    from apps.engine.huxi import group_huxi_by_key
+    from apps.engine.winning import LAID, LAID_HUXI, TABLE_KEYS
+
+    assert len(LAID) == 20 * 5 + 2 * 9 + 2 * 10
+    for (kind, laid_cards), packed in LAID.items():
+        for lane, key in enumerate(TABLE_KEYS):
+            assert (packed >> (LAID_HUXI + 8 * lane)) & 0xFF == group_huxi_by_key(key, kind, laid_cards), (kind, laid_cards, key)

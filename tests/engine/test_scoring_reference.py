@@ -109,3 +109,23 @@ def test_s9_fan_key_holds_everything_the_rows_look_at(family, red, big, small, w
     assert (key[2] == 0) == (small < SMALL_FROM)
     normal = MingtangContext(rs, *key, dui, bi, piao)  # what the fast path builds from the key
     assert (mingtang_of(rs, ctx), bonuses_of(rs, ctx)) == (mingtang_of(rs, normal), bonuses_of(rs, normal))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from([0, 0, 0, 1, 1, 2, 3]), min_size=10, max_size=10), st.sampled_from([0, 3, 6]),
+       st.sampled_from([3, 6, 9]))
+def test_s8_split_codes_give_the_best_huxi_of_the_case_tables(counts: list[int], yi: int, eqs: int) -> None:
+    """SENT_CODE/PAIR_CODE (what the fast path looks up) give, through ``code_values``, the 胡息 of
+    the CASE_SENT split and the best 胡息 over the CASE_PAIR splits, for any 一二三/二七十 weights."""
+    from apps.engine.decompose import PAIR_CODE, SENT_CODE, code_values
+
+    v = _vec(tuple(counts))
+    values = code_values(yi, eqs)
+    entry = CASE_SENT.get(v)
+    assert (SENT_CODE.get(v) is None) == (entry is None)
+    if entry is not None:
+        assert values[SENT_CODE[v]] == entry[0] * yi + entry[1] * eqs
+    pairs = CASE_PAIR.get(v)
+    assert (PAIR_CODE.get(v) is None) == (pairs is None)
+    if pairs is not None:
+        assert values[PAIR_CODE[v]] == max(e[0] * yi + e[1] * eqs for e, _ in pairs)
