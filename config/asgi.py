@@ -1,5 +1,6 @@
 """ASGI entry point: HTTP through Django, WebSockets through Channels' URLRouter."""
 
+import gc
 import os
 
 from django.core.asgi import get_asgi_application
@@ -21,3 +22,9 @@ application = ProtocolTypeRouter(
         "websocket": AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
     }
 )
+
+# A server process keeps everything loaded so far (Django, the apps, the engine's tables) for its
+# whole life: freezing it keeps the cyclic garbage collector from scanning it again, which under
+# load otherwise stalls every socket of the process for ~100 ms per full collection.
+gc.collect()
+gc.freeze()

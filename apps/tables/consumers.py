@@ -97,8 +97,8 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
 
         That hop runs ``close_old_connections`` on the one shared sync thread for every message
         (each table update, each frame), so under load every socket queues behind it. Here every
-        database access already goes through ``database_sync_to_async``, which closes stale
-        connections in its own thread before and after the call.
+        database access already goes through ``db_call``, which closes stale connections in its own
+        thread before and after the call.
         """
         handler = getattr(self, get_handler_name(message), None)
         if handler is None:
@@ -119,8 +119,9 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
         self.group = f"table.{self.table_id}"
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept()
-        await self._call(services.seat_set_online, online=True)
-        await self._send_state()
+        if access.seat is not None:  # spectators have no seat to mark online
+            await self._call(services.seat_set_online, online=True)
+        await self._send_state(access)
 
     async def disconnect(self, code: int) -> None:
         if hasattr(self, "group"):
@@ -174,8 +175,9 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
         self.seq = message["seq"]
         await self.send(text_data=view)  # the viewer's ``update``, encoded once by the outbox
 
-    async def _send_state(self) -> None:
-        access = await self._access()
+    async def _send_state(self, access=None) -> None:
+        """The whole view; ``access`` when the caller has just checked it (connect), else checked here."""
+        access = access or await self._access()
         if not access:
             await self.close(code=CLOSE_FORBIDDEN)
             return
