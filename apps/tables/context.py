@@ -97,8 +97,42 @@ def lock(table_id: int) -> Ctx:
             seats = load_seats(table)
     else:
         seats = load_seats(table)
-        hand, engine_hand = current_hand(table)
+        caught = caught_up_hand(table)
+        if caught is not None:
+            hand, engine_hand, gen = caught
+        else:
+            hand, engine_hand = current_hand(table)
+            gen = hand_cache.generation(table.pk)  # a failed catch-up dropped the older entry
     return Ctx(table, seats, hand, engine_hand, Outbox(table), cache_gen=gen)
+
+
+# Events that may come between two moves of one hand without changing its hand row.
+IN_HAND_EVENTS = frozenset({"action", "engine", "seat.online", "seat.timeout", "seat.tuoguan"})
+
+
+def caught_up_hand(table: Table) -> tuple[Hand, object, int] | None:
+    """This process's older cached hand, brought up to the table's ``seq`` by re-applying only the
+    moves logged since (another process made them); None when that is not simply possible (the
+    hand ended, a new one started, anything but moves happened) and the hand must be rebuilt."""
+    older = hand_cache.take_older(table)
+    if older is None:
+        return None
+    seq, hand, engine_hand, gen = older
+    if hand.status != HandStatus.PLAYING:
+        return None
+    rows = list(TableEvent.objects.filter(table=table, seq__gt=seq).order_by("seq")
+                .values_list("hand_id", "type", "payload"))
+    if len(rows) != table.seq - seq or any(h != hand.pk or t not in IN_HAND_EVENTS for h, t, _ in rows):
+        return None
+    before = len(engine_hand.events)
+    try:
+        engine_io.apply_logged(engine_hand, [p for _, t, p in rows if t == "action"])
+    except Exception:  # noqa: BLE001 - never trust a half-applied hand: rebuild it from the rows
+        return None
+    if len(engine_hand.events) - before != sum(t == "engine" for _, t, _ in rows):
+        return None
+    hand_cache.stats["caught_up"] += 1
+    return hand, engine_hand, gen
 
 
 def load_seats(table: Table) -> list[Seat]:

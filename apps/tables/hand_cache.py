@@ -37,7 +37,7 @@ _entries: OrderedDict[int, tuple[tuple, Any, Any, Any]] = OrderedDict()
 _generations: dict[int, int] = {}
 _counter = 0
 _lock = threading.Lock()
-stats = {"hits": 0, "misses": 0, "refused": 0}
+stats = {"hits": 0, "misses": 0, "refused": 0, "caught_up": 0}
 
 
 def generation(table_id: int) -> int:
@@ -84,6 +84,21 @@ def store(table, hand, engine_hand, gen: int | None = None, seats: list | None =
         _entries.move_to_end(table.pk)
         while len(_entries) > MAX_ENTRIES:
             _entries.popitem(last=False)
+
+
+def take_older(table) -> tuple[int, Any, Any, int] | None:
+    """For catching up: the entry of ``table`` if it was stored at an older ``seq`` (another process
+    has moved the table since), as ``(seq, hand row copy, engine hand, generation)``.
+
+    The entry is dropped first (``invalidate``): the caller, under the row lock, applies the newer
+    logged moves to that engine hand, and only its own commit stores it again.
+    """
+    with _lock:
+        entry = _entries.get(table.pk)
+        if entry is None or entry[0][1] >= table.seq:
+            return None
+        (_, seq, _), hand, engine_hand, _ = entry
+    return seq, copy.copy(hand), engine_hand, invalidate(table.pk)
 
 
 def invalidate(table_id: int) -> int:

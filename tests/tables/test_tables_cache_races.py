@@ -71,3 +71,56 @@ def test_act_on_the_view_of_an_ended_hand_is_stale_seq_not_no_hand(full_table, p
     with pytest.raises(TableError) as err:  # with the current seq there is really no hand
         play.hand_act(user=players[seat], table_id=table.pk, seq=table.seq, action={"type": "pass"})
     assert err.value.code == "no_hand"
+
+
+def _pretend_this_process_last_saw(table_id: int, entry) -> None:
+    """Put back an older cache entry (with its own copy of the engine hand), as if the moves since
+    had been made by another server process."""
+    key, hand, engine_hand, seats = entry
+    hand_cache._entries[table_id] = (key, hand, engine_io.load_hand(engine_io.dump_hand(engine_hand)), seats)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_moves_made_by_another_process_are_caught_up_not_rebuilt(full_table, players):
+    hand_cache.clear()
+    ready_all(full_table.pk, players)
+    for _ in range(2):
+        table, _, eh = current(full_table.pk)
+        seat, action = _move(eh)
+        play.hand_act(user=players[seat], table_id=table.pk, seq=table.seq, action=action)
+    older = hand_cache._entries[full_table.pk]
+    older = (older[0], older[1], engine_io.load_hand(engine_io.dump_hand(older[2])), older[3])
+    for _ in range(3):  # "another process" moves on
+        table, hand, eh = current(full_table.pk)
+        if hand.status != "playing":
+            pytest.skip("the hand ended early")
+        seat, action = _move(eh)
+        play.hand_act(user=players[seat], table_id=table.pk, seq=table.seq, action=action)
+    _pretend_this_process_last_saw(full_table.pk, older)
+    caught = hand_cache.stats["caught_up"]
+    table, hand, eh = current(full_table.pk)  # rebuilt from the rows only
+    snap = table_snapshot(table_id=table.pk, viewer=0)
+    assert hand_cache.stats["caught_up"] == caught + 1
+    assert hand_cache.get(Table.objects.get(pk=table.pk))[1].to_json() == eh.to_json()
+    assert snap["seq"] == table.seq
+    play_hand_via_services(full_table.pk, players)
+    assert verify_table_hands(full_table.pk)[0] is None
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_older_entry_of_an_ended_hand_is_not_caught_up(full_table, players, make_template):
+    hand_cache.clear()
+    ready_all(full_table.pk, players)
+    table, _, eh = current(full_table.pk)
+    seat, action = _move(eh)
+    play.hand_act(user=players[seat], table_id=table.pk, seq=table.seq, action=action)
+    older = hand_cache._entries[full_table.pk]
+    older = (older[0], older[1], engine_io.load_hand(engine_io.dump_hand(older[2])), older[3])
+    play_hand_via_services(full_table.pk, players)  # the hand ends (and the next is not dealt yet)
+    _pretend_this_process_last_saw(full_table.pk, older)
+    caught = hand_cache.stats["caught_up"]
+    table, hand, eh = current(full_table.pk)
+    table_snapshot(table_id=table.pk, viewer=0)
+    assert hand_cache.stats["caught_up"] == caught
+    assert hand_cache.get(Table.objects.get(pk=table.pk))[1].to_json() == eh.to_json()
+    assert verify_table_hands(full_table.pk)[0] is None
