@@ -95,6 +95,18 @@ _INCOMPLETE = ScoreResult(False, "incomplete", _INCOMPLETE_MESSAGE)
 _KIND_CARDS = attrgetter("kind", "cards")
 
 
+def _laid_packed(rc: RuleContext, groups: Sequence[Group]) -> int:
+    """The laid groups packed, straight from the static table (``_laid_sum`` for anything else)."""
+    lp = 0
+    try:
+        laid = LAID_BY_KIND
+        for g in groups:
+            lp += laid[g.kind][g.cards]
+    except KeyError:
+        return _laid_sum(rc, groups)
+    return lp
+
+
 def _laid_sum(rc: RuleContext, groups: Sequence[Group]) -> int:
     """The laid groups packed (``winning.LAID_*``), adding any group missing from ``rc.laid`` (never
     one of valid input: ``score_win`` sums the table's entries directly)."""
@@ -196,13 +208,7 @@ def score_win(
     enc = ENC
     for c in hand:  # an explicit loop: cheaper than sum() over a few big ints
         hp += enc[c]
-    lp = 0
-    try:
-        laid = LAID_BY_KIND
-        for g in groups:
-            lp += laid[g.kind][g.cards]
-    except KeyError:
-        lp = _laid_sum(rc, groups)
+    lp = _laid_packed(rc, groups)
     if rc.split_path or win_by == "reveal":
         return _score_split(rc, hand, groups, win_card, win_by, dealer, last_card, reveal_card, hp, lp)
     # §8.2: the winning card's role. Each shape: (fixed 胡息, hand counts, cards, groups, 将?, kept field).
@@ -427,13 +433,7 @@ def can_win(
     rc = hit[1] if hit is not None and hit[0] is rs else rule_context(rs)
     hp = int.from_bytes(bytes(hand_counts), "little")
     n = sum(hand_counts)
-    lp = 0
-    try:
-        laid = LAID_BY_KIND
-        for g in groups:
-            lp += laid[g.kind][g.cards]
-    except KeyError:
-        lp = _laid_sum(rc, groups)
+    lp = _laid_packed(rc, groups)
     min_huxi = rs.min_huxi
     if rs.mao_hu:
         return any(

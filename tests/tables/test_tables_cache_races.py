@@ -18,13 +18,23 @@ def _move(eh):
     return seat, engine_io.bot_choose(eh, seat, kind="random").to_wire()
 
 
+def _play_one_move(table_id: int, players) -> None:
+    table, _, eh = current(table_id)
+    seat, action = _move(eh)
+    play.hand_act(user=players[seat], table_id=table.pk, seq=table.seq, action=action)
+
+
+def _older_entry_copy(table_id: int):
+    """This process's cache entry of the table, with its own copy of the engine hand."""
+    key, hand, engine_hand, seats = hand_cache._entries[table_id]
+    return key, hand, engine_io.load_hand(engine_io.dump_hand(engine_hand)), seats
+
+
 @pytest.mark.django_db(transaction=True)
 def test_late_store_after_a_rolled_back_move_never_serves_a_mutated_hand(full_table, players, monkeypatch):
     hand_cache.clear()
     ready_all(full_table.pk, players)
-    table, _, eh = current(full_table.pk)
-    seat, action = _move(eh)
-    play.hand_act(user=players[seat], table_id=table.pk, seq=table.seq, action=action)
+    _play_one_move(full_table.pk, players)
     table, _, eh = current(full_table.pk)
     assert hand_cache.get(table) is not None
 
@@ -74,10 +84,8 @@ def test_act_on_the_view_of_an_ended_hand_is_stale_seq_not_no_hand(full_table, p
 
 
 def _pretend_this_process_last_saw(table_id: int, entry) -> None:
-    """Put back an older cache entry (with its own copy of the engine hand), as if the moves since
-    had been made by another server process."""
-    key, hand, engine_hand, seats = entry
-    hand_cache._entries[table_id] = (key, hand, engine_io.load_hand(engine_io.dump_hand(engine_hand)), seats)
+    """Put back an older cache entry, as if the moves since had been made by another server process."""
+    hand_cache._entries[table_id] = entry
 
 
 @pytest.mark.django_db(transaction=True)
@@ -85,17 +93,12 @@ def test_moves_made_by_another_process_are_caught_up_not_rebuilt(full_table, pla
     hand_cache.clear()
     ready_all(full_table.pk, players)
     for _ in range(2):
-        table, _, eh = current(full_table.pk)
-        seat, action = _move(eh)
-        play.hand_act(user=players[seat], table_id=table.pk, seq=table.seq, action=action)
-    older = hand_cache._entries[full_table.pk]
-    older = (older[0], older[1], engine_io.load_hand(engine_io.dump_hand(older[2])), older[3])
+        _play_one_move(full_table.pk, players)
+    older = _older_entry_copy(full_table.pk)
     for _ in range(3):  # "another process" moves on
-        table, hand, eh = current(full_table.pk)
-        if hand.status != "playing":
+        if current(full_table.pk)[1].status != "playing":
             pytest.skip("the hand ended early")
-        seat, action = _move(eh)
-        play.hand_act(user=players[seat], table_id=table.pk, seq=table.seq, action=action)
+        _play_one_move(full_table.pk, players)
     _pretend_this_process_last_saw(full_table.pk, older)
     caught = hand_cache.stats["caught_up"]
     table, hand, eh = current(full_table.pk)  # rebuilt from the rows only
@@ -108,14 +111,11 @@ def test_moves_made_by_another_process_are_caught_up_not_rebuilt(full_table, pla
 
 
 @pytest.mark.django_db(transaction=True)
-def test_an_older_entry_of_an_ended_hand_is_not_caught_up(full_table, players, make_template):
+def test_an_older_entry_of_an_ended_hand_is_not_caught_up(full_table, players):
     hand_cache.clear()
     ready_all(full_table.pk, players)
-    table, _, eh = current(full_table.pk)
-    seat, action = _move(eh)
-    play.hand_act(user=players[seat], table_id=table.pk, seq=table.seq, action=action)
-    older = hand_cache._entries[full_table.pk]
-    older = (older[0], older[1], engine_io.load_hand(engine_io.dump_hand(older[2])), older[3])
+    _play_one_move(full_table.pk, players)
+    older = _older_entry_copy(full_table.pk)
     play_hand_via_services(full_table.pk, players)  # the hand ends (and the next is not dealt yet)
     _pretend_this_process_last_saw(full_table.pk, older)
     caught = hand_cache.stats["caught_up"]
