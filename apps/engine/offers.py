@@ -118,20 +118,25 @@ def draw_claim(st: HandState, drawer: int, c: int, plain: bool) -> Claim | None:
             if hands[s][c] == 3 or _laid(groups[s], c, _JOINS):
                 pao = s
     chi_order = [drawer, st._next[drawer]]
-    peng: list[int] = []
+    # a forced 跑 outranks every 碰 and 吃: they are not offered
+    peng, chi, unable = _peng_chi(st, c, order[1:], chi_order) if pao is None else ([], [], [])
+    return _finish(st, (c, "draw", drawer, order, chi_order), hu, pao, peng, chi, unable)
+
+
+def _peng_chi(st: HandState, c: int, peng_order: list[int], chi_order: list[int]) -> tuple[list, list, list]:
+    """The 碰 seats, the 吃 offers ``(seat, actions)`` and the seats that hold a 吃 candidate but
+    cannot lay it (比), for card ``c``."""
+    hands = st.hands
+    peng = [s for s in peng_order if hands[s][c] == 2 and _peng_ok(st, s, c)]
     chi: list = []
     unable: list[int] = []
-    if pao is None:  # a forced 跑 outranks every 碰 and 吃: they are not offered
-        for s in order[1:]:
-            if hands[s][c] == 2 and _peng_ok(st, s, c):
-                peng.append(s)
-        for s in chi_order:
-            actions, cand = _chi(st, s, c)
-            if actions:
-                chi.append((s, actions))
-            elif cand:
-                unable.append(s)
-    return _finish(st, (c, "draw", drawer, order, chi_order), hu, pao, peng, chi, unable)
+    for s in chi_order:
+        actions, cand = _chi(st, s, c)
+        if actions:
+            chi.append((s, actions))
+        elif cand:
+            unable.append(s)
+    return peng, chi, unable
 
 
 def discard_claim(st: HandState, discarder: int, c: int, plain: bool) -> Claim | None:
@@ -145,16 +150,5 @@ def discard_claim(st: HandState, discarder: int, c: int, plain: bool) -> Claim |
         if hands[s][c] == 3 or _laid(groups[s], c, _WEI):
             pao = s
     chi_order = [nxt]
-    peng: list[int] = []
-    chi: list = []
-    unable: list[int] = []
-    if pao is None:
-        for s in order:
-            if hands[s][c] == 2 and _peng_ok(st, s, c):
-                peng.append(s)
-        actions, cand = _chi(st, nxt, c)
-        if actions:
-            chi.append((nxt, actions))
-        elif cand:
-            unable.append(nxt)
+    peng, chi, unable = _peng_chi(st, c, order, chi_order) if pao is None else ([], [], [])
     return _finish(st, (c, "discard", discarder, order, chi_order), hu, pao, peng, chi, unable)

@@ -89,7 +89,6 @@ def lock(table_id: int) -> Ctx:
     table = rows.lock_table(table_id)
     if table is None:
         raise TableError("no_table", "This table does not exist.")
-    gen = hand_cache.generation(table.pk)
     cached = hand_cache.get(table)
     if cached is not None:
         hand, engine_hand, seats = cached
@@ -97,12 +96,9 @@ def lock(table_id: int) -> Ctx:
             seats = load_seats(table)
     else:
         seats = load_seats(table)
-        caught = caught_up_hand(table)
-        if caught is not None:
-            hand, engine_hand, gen = caught
-        else:
-            hand, engine_hand = current_hand(table)
-            gen = hand_cache.generation(table.pk)  # a failed catch-up dropped the older entry
+        hand, engine_hand = caught_up_hand(table) or current_hand(table)
+    # Read after any catch-up dropped the older entry; only row-lock holders bump it, so it holds.
+    gen = hand_cache.generation(table.pk)
     return Ctx(table, seats, hand, engine_hand, Outbox(table), cache_gen=gen)
 
 
@@ -110,14 +106,14 @@ def lock(table_id: int) -> Ctx:
 IN_HAND_EVENTS = frozenset({"action", "engine", "seat.online", "seat.timeout", "seat.tuoguan"})
 
 
-def caught_up_hand(table: Table) -> tuple[Hand, object, int] | None:
+def caught_up_hand(table: Table) -> tuple[Hand, object] | None:
     """This process's older cached hand, brought up to the table's ``seq`` by re-applying only the
     moves logged since (another process made them); None when that is not simply possible (the
     hand ended, a new one started, anything but moves happened) and the hand must be rebuilt."""
     older = hand_cache.take_older(table)
     if older is None:
         return None
-    seq, hand, engine_hand, gen = older
+    seq, hand, engine_hand = older
     if hand.status != HandStatus.PLAYING:
         return None
     rows = list(TableEvent.objects.filter(table=table, seq__gt=seq).order_by("seq")
@@ -132,7 +128,7 @@ def caught_up_hand(table: Table) -> tuple[Hand, object, int] | None:
     if len(engine_hand.events) - before != sum(t == "engine" for _, t, _ in rows):
         return None
     hand_cache.stats["caught_up"] += 1
-    return hand, engine_hand, gen
+    return hand, engine_hand
 
 
 def load_seats(table: Table) -> list[Seat]:

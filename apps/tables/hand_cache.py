@@ -86,9 +86,9 @@ def store(table, hand, engine_hand, gen: int | None = None, seats: list | None =
             _entries.popitem(last=False)
 
 
-def take_older(table) -> tuple[int, Any, Any, int] | None:
+def take_older(table) -> tuple[int, Any, Any] | None:
     """For catching up: the entry of ``table`` if it was stored at an older ``seq`` (another process
-    has moved the table since), as ``(seq, hand row copy, engine hand, generation)``.
+    has moved the table since), as ``(seq, hand row copy, engine hand)``.
 
     The entry is dropped first (``invalidate``): the caller, under the row lock, applies the newer
     logged moves to that engine hand, and only its own commit stores it again.
@@ -98,7 +98,8 @@ def take_older(table) -> tuple[int, Any, Any, int] | None:
         if entry is None or entry[0][1] >= table.seq:
             return None
         (_, seq, _), hand, engine_hand, _ = entry
-    return seq, copy.copy(hand), engine_hand, invalidate(table.pk)
+    invalidate(table.pk)
+    return seq, copy.copy(hand), engine_hand
 
 
 def invalidate(table_id: int) -> int:
