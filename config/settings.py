@@ -46,6 +46,8 @@ LOCAL_APPS = [
     "apps.clubs",
     "apps.tables",
     "apps.ledgers",
+    "apps.matches",
+    "apps.replays",
 ]
 INSTALLED_APPS = DJANGO_APPS + THIRD_PARTY_APPS + LOCAL_APPS
 

@@ -10,6 +10,8 @@ urlpatterns = [
     path("clubs/", include("apps.clubs.urls")),
     path("tables/", include("apps.tables.urls")),
     path("ledgers/", include("apps.ledgers.urls")),
+    path("matches/", include("apps.matches.urls")),
+    path("replays/", include("apps.replays.urls")),
     path("i18n/", include("django.conf.urls.i18n")),
     path("admin/", admin.site.urls),
 ]

@@ -8,6 +8,7 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
+from apps.accounts.services import address_seen, client_ip
 from apps.clubs.models import Club, RuleTemplate
 
 from . import dissolve, services
@@ -23,6 +24,8 @@ def table_detail(request: HttpRequest, table_id: int) -> HttpResponse:
     access = access_for(user=request.user, table=table)
     if access is None:
         raise Http404
+    if access.seat is not None:  # players' addresses feed the audit reports and match seating
+        address_seen(user=request.user, ip=client_ip(request.META))
     config = {
         "tableId": table.pk,
         "wsPath": f"/ws/tables/{table.pk}/",

@@ -1,0 +1,38 @@
+"""Write-side operations of accounts."""
+
+from __future__ import annotations
+
+import ipaddress
+
+from django.db import IntegrityError, transaction
+from django.db.models import F
+from django.utils import timezone
+
+from .models import SeenAddress
+
+
+def client_ip(meta: dict) -> str | None:
+    """The client's address of a request (``REMOTE_ADDR``; a proxy in front must set it).
+
+    Returns None for anything that is not an IP address.
+    """
+    value = (meta.get("REMOTE_ADDR") or "").strip()
+    try:
+        return str(ipaddress.ip_address(value))
+    except ValueError:
+        return None
+
+
+def address_seen(*, user, ip: str | None, at=None) -> None:
+    """Record that ``user`` was seen at ``ip`` (one row per pair: count and last_seen move)."""
+    if ip is None or user is None or not getattr(user, "is_authenticated", False):
+        return
+    at = at or timezone.now()
+    updated = SeenAddress.objects.filter(user=user, ip=ip).update(last_seen=at, count=F("count") + 1)
+    if updated:
+        return
+    try:
+        with transaction.atomic():
+            SeenAddress.objects.create(user=user, ip=ip, first_seen=at, last_seen=at)
+    except IntegrityError:  # a concurrent first sighting won the insert
+        SeenAddress.objects.filter(user=user, ip=ip).update(last_seen=at, count=F("count") + 1)

@@ -1,0 +1,8 @@
+from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
+
+
+class ReplaysConfig(AppConfig):
+    name = "apps.replays"
+    label = "replays"
+    verbose_name = _("Replays and audit")
