@@ -48,6 +48,7 @@ LOCAL_APPS = [
     "apps.ledgers",
     "apps.matches",
     "apps.replays",
+    "apps.replays.audit",
 ]
 INSTALLED_APPS = DJANGO_APPS + THIRD_PARTY_APPS + LOCAL_APPS
 
