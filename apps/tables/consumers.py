@@ -34,6 +34,10 @@ DB_EXECUTOR = ThreadPoolExecutor(max_workers=int(os.environ.get("TABLES_DB_THREA
                                  thread_name_prefix="tables-db")
 
 
+# A client message is a few hundred bytes; anything far larger is refused before it is parsed.
+MAX_MESSAGE_CHARS = 8192
+
+
 def db_call(func):
     """``func`` run in a worker thread with its own DB connection.
 
@@ -133,9 +137,13 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
 
     # ---- client -> server ---------------------------------------------------------------------
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None, **kwargs) -> None:
+        raw = text_data if text_data is not None else (bytes_data or b"")
+        if len(raw) > MAX_MESSAGE_CHARS:
+            await self._error("too_large", "The message is too large.")
+            return
         try:
-            content = json.loads(text_data if text_data is not None else (bytes_data or b"").decode())
-        except (ValueError, UnicodeDecodeError):
+            content = json.loads(raw if isinstance(raw, str) else raw.decode())
+        except (ValueError, UnicodeDecodeError, RecursionError):  # "["*100000 nests too deep to parse
             await self._error("bad_json", "The message is not valid JSON.")
             return
         if not isinstance(content, dict):
@@ -158,7 +166,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
             elif kind == "dissolve":
                 await self._call(dissolve.dissolve_vote, vote=content.get("vote"))
             elif kind == "tuoguan":
-                await self._call(services.seat_set_tuoguan, on=bool(content.get("on")))
+                await self._call(services.seat_set_tuoguan, on=content.get("on"))
             else:
                 await self._error("unknown_type", f"Unknown message type {kind!r}.")
         except TableError as exc:

@@ -195,10 +195,12 @@ def seat_set_online(*, user, table_id: int, online: bool) -> None:
 
 
 def seat_set_tuoguan(*, user, table_id: int, on: bool) -> None:
+    if not isinstance(on, bool):  # "false" is a string, not a no: refuse what is not a JSON boolean
+        raise TableError("bad_message", "托管 is switched with true or false.")
     with transaction.atomic():
         ctx = lock(table_id)
         seat = check_seated(ctx, user)
-        do_set_tuoguan(ctx, seat, bool(on))
+        do_set_tuoguan(ctx, seat, on)
         ctx.save()
     from .play import autoplay
 

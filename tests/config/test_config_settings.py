@@ -185,3 +185,44 @@ def test_serve_command_migrates_seeds_and_serves(monkeypatch):
     call_command("serve", "--demo", "--port", "8123", "--no-runner")
     assert served == {"host": "127.0.0.1", "port": 8123}
     assert Club.objects.filter(name="演示俱乐部").exists()
+
+
+@pytest.mark.parametrize(
+    ("origin", "host", "allowed"),
+    [
+        ("http://127.0.0.1:8000", "127.0.0.1:8000", True),
+        ("http://127.0.0.1:9999", "127.0.0.1:8000", False),  # issue 12: another port is another site
+        ("http://localhost", "localhost", True),
+        ("http://localhost:80", "localhost", True),
+        ("https://localhost", "localhost", True),  # a TLS proxy in front: same host, default port
+        ("http://evil.example", "evil.example", False),  # not in ALLOWED_HOSTS
+        ("http://testserver", None, True),
+        ("http://testserver:8001", None, False),
+        ("null", "localhost", False),
+        ("", "localhost", False),
+        (None, "localhost", False),
+        ("http://[::1]:8000", "[::1]:8000", True),
+    ],
+)
+def test_websocket_origin_must_be_this_site(origin, host, allowed):
+    from config.origin import origin_allowed
+
+    assert origin_allowed(origin, host) is allowed
+
+
+def test_websocket_origin_trusted_origins(settings):
+    from config.origin import origin_allowed
+
+    settings.CSRF_TRUSTED_ORIGINS = ["https://paohuzi.example.com"]
+    assert origin_allowed("https://paohuzi.example.com", "127.0.0.1:8001") is True
+    assert origin_allowed("https://paohuzi.example.com:8443", "127.0.0.1:8001") is False
+
+
+async def test_websocket_from_another_port_is_refused():
+    from config.asgi import application
+
+    communicator = WebsocketCommunicator(
+        application, "/ws/tables/1/", headers=[(b"origin", b"http://127.0.0.1:9999"), (b"host", b"127.0.0.1:8000")]
+    )
+    connected, _ = await communicator.connect()
+    assert connected is False

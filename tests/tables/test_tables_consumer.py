@@ -136,6 +136,11 @@ async def test_refusals_change_nothing(full_table, players, make_user):
         (socks[turn], {"type": "act", "seq": table.seq, "action": {"type": "peng"}}, "illegal_action"),
         (socks[turn], {"type": "act", "seq": "x", "action": legal[0]}, "bad_message"),
         (socks[turn], [1, 2], "bad_message"),
+        # issue 12: nesting too deep for the parser, a huge message, a string where a boolean goes
+        (socks[turn], "[" * 5000, "bad_json"),
+        (socks[turn], "[" * 100000, "too_large"),
+        (socks[turn], {"type": "tuoguan", "on": "false"}, "bad_message"),
+        (socks[turn], {"type": "tuoguan", "on": 1}, "bad_message"),
     ]
     mine = set(engine_io.hand_card_names(eh, turn))
     foreign = next(c for c in [f"s{i}" for i in range(1, 11)] + [f"b{i}" for i in range(1, 11)] if c not in mine)

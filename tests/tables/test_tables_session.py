@@ -198,3 +198,24 @@ def test_hand_cache_matches_the_rows_and_rebuilds_on_mismatch(full_table, player
     with pytest.raises(TableError):
         play.hand_act(user=players[0], table_id=table.pk, seq=table.seq - 1, action={"type": "pass"})
     assert hand_cache.get(Table.objects.get(pk=table.pk))[1].to_json() == eh.to_json()
+
+
+@pytest.mark.django_db
+def test_who_may_watch_a_table(full_table, players, club, make_user):
+    """README "Who may do what": managers and staff (auditing) watch as spectators; a plain member
+    only looks at a waiting table; an outsider sees nothing (issue 12, item 8)."""
+    staff = make_user(username="staff1", is_staff=True)
+    outsider = make_user(username="outsider1")
+    member = make_user(username="member9")
+    from apps.clubs.models import Membership
+
+    Membership.objects.create(club=club, user=member, role="member")
+    table = Table.objects.get(pk=full_table.pk)
+    assert access_for(user=member, table=table).seat is None  # waiting: a member may look
+    ready_all(full_table.pk, players)
+    table = Table.objects.get(pk=full_table.pk)
+    for watcher in (club.admin_user, staff):
+        access = access_for(user=watcher, table=table)
+        assert access is not None and access.seat is None and not access.can_act
+    assert access_for(user=member, table=table) is None  # playing: members may not watch
+    assert access_for(user=outsider, table=table) is None
