@@ -6,3 +6,8 @@ class TablesConfig(AppConfig):
     name = "apps.tables"
     label = "tables"
     verbose_name = _("Tables")
+
+    def ready(self) -> None:
+        from . import receivers
+
+        receivers.connect()

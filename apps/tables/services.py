@@ -104,6 +104,24 @@ def table_leave(*, user, table_id: int) -> None:
         ctx.save()
 
 
+def seats_vacate(*, user_id: int, club_id: int) -> list[int]:
+    """Free the user's seats at the club's waiting tables (he is no longer a member); the ids."""
+    ids = list(
+        Seat.objects.filter(user_id=user_id, table__club_id=club_id, table__status=TableStatus.WAITING)
+        .values_list("table_id", flat=True)
+    )
+    for table_id in ids:
+        ctx = lock(table_id)
+        seat = next((s for s in ctx.seats if s.user_id == user_id), None)
+        if seat is None or ctx.table.status != TableStatus.WAITING:
+            continue
+        seat.user, seat.ready, seat.online = None, False, False
+        ctx.touch(seat)
+        ctx.event("seat.leave", {"seat": seat.index, "reason": "not_member"})
+        ctx.save()
+    return ids
+
+
 def seat_add_bot(*, user, table_id: int, kind: str = "greedy") -> Seat:
     """The creator of a practice table fills a free seat with a bot."""
     with transaction.atomic():
@@ -147,6 +165,8 @@ def seat_ready(*, user, table_id: int) -> None:
         ctx = lock(table_id)
         check_open(ctx.table)
         seat = check_seated(ctx, user)
+        if ctx.table.stage == Stage.SEATING:  # a banned or removed member is not dealt in
+            check_member(user=user, table=ctx.table)
         if ctx.table.stage not in (Stage.SEATING, Stage.SETTLE):
             raise TableError("bad_stage", "Not the time to get ready.")
         if not seat.ready:

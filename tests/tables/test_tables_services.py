@@ -88,3 +88,41 @@ def test_finished_hands_verify_by_replay(full_table, players):
     ready_all(full_table.pk, players)
     play_hand_via_services(full_table.pk, players)
     assert verify_table_hands(full_table.pk) == [None]
+
+
+@pytest.mark.django_db
+def test_a_banned_member_loses_his_seat_at_a_waiting_table(full_table, players, club):
+    """Issue 12, item 4: banning (or removing) a member frees his seat; he cannot ready or be dealt in."""
+    from apps.clubs import services as club_services
+    from apps.clubs.models import Membership
+
+    banned = players[2]
+    services.seat_ready(user=players[0], table_id=full_table.pk)
+    club_services.member_ban(membership=Membership.objects.get(club=club, user=banned), by=club.admin_user)
+    table = Table.objects.get(pk=full_table.pk)
+    assert not table.seats.filter(user=banned).exists()
+    leave = TableEvent.objects.filter(table=table, type="seat.leave").last()
+    assert leave.payload == {"seat": 2, "reason": "not_member"}
+    with pytest.raises(TableError) as refused:
+        services.seat_ready(user=banned, table_id=full_table.pk)
+    assert refused.value.code == "not_seated"
+    services.seat_ready(user=players[1], table_id=full_table.pk)
+    assert Table.objects.get(pk=full_table.pk).status == "waiting"  # two of three: nobody is dealt in
+
+
+@pytest.mark.django_db
+def test_a_seated_user_who_is_no_longer_a_member_cannot_ready(full_table, players, club):
+    """The seat row survives a membership removed behind the services' back: ready still refuses."""
+    from django.db.models.signals import post_delete
+
+    from apps.clubs.models import Membership
+    from apps.tables.receivers import on_membership_deleted
+
+    post_delete.disconnect(on_membership_deleted, sender=Membership, dispatch_uid="tables.vacate_on_membership_end")
+    try:
+        Membership.objects.filter(club=club, user=players[2]).delete()
+    finally:
+        post_delete.connect(on_membership_deleted, sender=Membership, dispatch_uid="tables.vacate_on_membership_end")
+    with pytest.raises(TableError) as refused:
+        services.seat_ready(user=players[2], table_id=full_table.pk)
+    assert refused.value.code == "not_member"
