@@ -25,7 +25,7 @@ from . import dissolve, play, services
 from .context import TableError
 from .models import Table
 from .outbox import deferred_sends, viewer_key
-from .selectors import access_for, table_snapshot
+from .selectors import access_for, viewer_snapshot
 
 log = logging.getLogger(__name__)
 
@@ -125,7 +125,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
         await self.accept()
         if access.seat is not None:  # spectators have no seat to mark online
             await self._call(services.seat_set_online, online=True)
-        await self._send_state(access)
+        await self._send_state()
 
     async def disconnect(self, code: int) -> None:
         if hasattr(self, "group"):
@@ -183,13 +183,12 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
         self.seq = message["seq"]
         await self.send(text_data=view)  # the viewer's ``update``, encoded once by the outbox
 
-    async def _send_state(self, access=None) -> None:
-        """The whole view; ``access`` when the caller has just checked it (connect), else checked here."""
-        access = access or await self._access()
-        if not access:
+    async def _send_state(self) -> None:
+        """The whole view, with the viewer's access decided in the same locked read as the state."""
+        snap = await db_call(viewer_snapshot)(user=self.user, table_id=self.table_id)
+        if snap is None:
             await self.close(code=CLOSE_FORBIDDEN)
             return
-        snap = await db_call(table_snapshot)(table_id=self.table_id, viewer=access.seat)
         self.seq = snap["seq"]
         await self.send_json({"type": "state", "seq": snap["seq"], "state": snap["state"]})
 

@@ -51,6 +51,24 @@ def table_snapshot(*, table_id: int, viewer: int | None) -> dict[str, Any]:
         return {"seq": table.seq, "state": table_state(table, seats, hand, engine_hand, viewer)}
 
 
+def viewer_snapshot(*, user, table_id: int) -> dict[str, Any] | None:
+    """``table_snapshot`` for ``user`` with his access decided in the same locked read, or None.
+
+    Checking access first and reading the snapshot after leaves a gap in which the table can change
+    (a member allowed to look at a waiting table would get the state of the hand just dealt).
+    """
+    from .context import lock
+
+    with transaction.atomic():
+        ctx = lock(table_id)
+        access = access_for(user=user, table=ctx.table)
+        if access is None:
+            return None
+        table, seats, hand, engine_hand, gen = ctx.table, ctx.seats, ctx.hand, ctx.engine_hand, ctx.cache_gen
+        transaction.on_commit(lambda: hand_cache.store(table, hand, engine_hand, gen, seats=seats))
+        return {"seq": table.seq, "state": table_state(table, seats, hand, engine_hand, access.seat)}
+
+
 def club_tables(*, club, include_closed: int = 5) -> dict[str, list[Table]]:
     """Open tables (waiting, playing) and the last few closed ones of a club."""
     base: QuerySet[Table] = Table.objects.filter(club=club).select_related("created_by").prefetch_related(

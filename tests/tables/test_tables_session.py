@@ -219,3 +219,19 @@ def test_who_may_watch_a_table(full_table, players, club, make_user):
         assert access is not None and access.seat is None and not access.can_act
     assert access_for(user=member, table=table) is None  # playing: members may not watch
     assert access_for(user=outsider, table=table) is None
+
+
+@pytest.mark.django_db
+def test_viewer_snapshot_decides_access_in_the_same_read(full_table, players, club, make_user):
+    """Issue 12, item 3: a plain member gets a waiting table's state, and nothing once it has started."""
+    from apps.clubs.models import Membership
+    from apps.tables.selectors import viewer_snapshot
+
+    member = make_user(username="member8")
+    Membership.objects.create(club=club, user=member, role="member")
+    waiting = viewer_snapshot(user=member, table_id=full_table.pk)
+    assert waiting is not None and waiting["state"]["status"] == "waiting"
+    ready_all(full_table.pk, players)
+    assert viewer_snapshot(user=member, table_id=full_table.pk) is None
+    mine = viewer_snapshot(user=players[1], table_id=full_table.pk)
+    assert mine["state"]["hand"]["view"]["hands"][1]  # his own cards
