@@ -13,6 +13,7 @@ import functools
 import json
 import logging
 import os
+import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -36,6 +37,8 @@ DB_EXECUTOR = ThreadPoolExecutor(max_workers=int(os.environ.get("TABLES_DB_THREA
 
 # A client message is a few hundred bytes; anything far larger is refused before it is parsed.
 MAX_MESSAGE_CHARS = 8192
+RESYNC_BURST = 5  # resyncs a socket may ask at once ...
+RESYNC_EVERY = 1.0  # ... and then one per this many seconds
 
 
 def db_call(func):
@@ -155,6 +158,9 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
         kind = content.get("type")
         try:
             if kind == "resync":
+                if not self._resync_allowed():
+                    await self._error("rate_limited", "Too many resyncs; wait a moment.")
+                    return
                 await self._send_state()
             elif kind == "act":
                 await self._call(play.hand_act, seq=content.get("seq"), action=content.get("action"),
@@ -206,6 +212,21 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
                 log.exception("group_send to %s failed", group)
         if error is not None:
             raise error
+
+    def _resync_allowed(self) -> bool:
+        """A token bucket per socket: RESYNC_BURST at once, then one per RESYNC_EVERY seconds.
+
+        A page resyncs after a gap or a reconnect; a socket asking far more often only loads the
+        server for everyone else.
+        """
+        now = time.monotonic()
+        tokens, last = getattr(self, "_resync_bucket", (RESYNC_BURST, now))
+        tokens = min(RESYNC_BURST, tokens + (now - last) / RESYNC_EVERY)
+        if tokens < 1:
+            self._resync_bucket = (tokens, now)
+            return False
+        self._resync_bucket = (tokens - 1, now)
+        return True
 
     async def _access(self):
         return await db_call(_access)(user=self.user, table_id=self.table_id)

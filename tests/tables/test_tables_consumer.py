@@ -234,3 +234,22 @@ async def test_embedded_runner_delivers_time_outs_to_open_sockets(full_table, pl
     assert runner.runs.get("deadlines", 0) >= 1
     for s in socks:
         await s.disconnect()
+
+
+@MEMORY
+async def test_resyncs_are_rate_limited(full_table, players):
+    """Issue 12, item 6: a socket asking for resync in a loop is refused after a burst, and stays open."""
+    from apps.tables import consumers
+
+    sock = await connect(players[0], full_table.pk)
+    await drain(sock)  # the update marking the seat online
+    replies = []
+    for _ in range(consumers.RESYNC_BURST + 3):
+        await send(sock, {"type": "resync"})
+        replies.append(await wait_for(sock, lambda m: m["type"] in ("state", "error")))
+    kinds = [r["type"] if r["type"] == "state" else r["code"] for r in replies]
+    assert kinds[: consumers.RESYNC_BURST] == ["state"] * consumers.RESYNC_BURST
+    assert set(kinds[consumers.RESYNC_BURST:]) == {"rate_limited"}
+    await send(sock, {"type": "ready"})  # other messages still work
+    assert (await wait_for(sock, lambda m: m["type"] == "update"))["type"] == "update"
+    await sock.disconnect()
