@@ -144,6 +144,8 @@ else:
 # Seconds a bot or 托管 seat waits before it plays, so people can follow ("0.6,1.2": a random
 # delay in that range; "0": at once). Tests play at once.
 TABLES_BOT_DELAY = [float(x) for x in os.environ.get("TABLES_BOT_DELAY", "0.6,1.2").split(",") if x.strip()]
+# How often a server process checks that its table sockets have seen every update (apps/tables/watch.py).
+TABLES_WATCH_SECONDS = float(os.environ.get("TABLES_WATCH_SECONDS", "2"))
 
 CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"

@@ -22,7 +22,7 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.db import close_old_connections, connection
 
-from . import dissolve, play, services
+from . import dissolve, play, services, watch
 from .context import TableError
 from .models import Table
 from .outbox import deferred_sends, viewer_key
@@ -126,11 +126,14 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
         self.group = f"table.{self.table_id}"
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept()
+        self.behind_since = None
+        watch.register(self)
         if access.seat is not None:  # spectators have no seat to mark online
             await self._call(services.seat_set_online, online=True)
         await self._send_state()
 
     async def disconnect(self, code: int) -> None:
+        watch.unregister(self)
         if hasattr(self, "group"):
             await self.channel_layer.group_discard(self.group, self.channel_name)
             try:
@@ -197,6 +200,10 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
             return
         self.seq = snap["seq"]
         await self.send_json({"type": "state", "seq": snap["seq"], "state": snap["state"]})
+
+    async def push_state(self) -> None:
+        """A fresh ``state`` the client did not ask for: the watch saw this socket miss an update."""
+        await self._send_state()
 
     async def _error(self, code: str, message: str) -> None:
         await self.send_json({"type": "error", "code": code, "message": message, "seq": self.seq})

@@ -253,3 +253,22 @@ async def test_resyncs_are_rate_limited(full_table, players):
     await send(sock, {"type": "ready"})  # other messages still work
     assert (await wait_for(sock, lambda m: m["type"] == "update"))["type"] == "update"
     await sock.disconnect()
+
+
+@MEMORY
+async def test_a_lost_update_is_caught_up_by_the_watch(full_table, players, settings, monkeypatch):
+    """Issue 12, item 2: an update dropped by the channel layer reaches the socket as a fresh state
+    within two watch rounds, without the client asking."""
+    from apps.tables import outbox, services
+
+    settings.TABLES_WATCH_SECONDS = 0.2
+    sock = await connect(players[0], full_table.pk)
+    await drain(sock)
+    monkeypatch.setattr(outbox, "send_group", lambda group, message: None)  # the update is lost
+    await sync_to_async(services.seat_ready)(user=players[1], table_id=full_table.pk)
+    seq = await sync_to_async(lambda: Table.objects.get(pk=full_table.pk).seq)()
+    state = await wait_for(sock, lambda m: m["type"] == "state", timeout=5)
+    assert state["seq"] == seq
+    assert state["state"]["seats"][1]["ready"] is True
+    assert await sock.receive_nothing(timeout=0.6)  # caught up: no further resyncs
+    await sock.disconnect()

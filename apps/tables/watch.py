@@ -1,0 +1,83 @@
+"""Catch lost updates: each server process checks, every ``TABLES_WATCH_SECONDS``, the ``seq`` of
+the tables its sockets show, in one query, and sends a fresh ``state`` to a socket that is behind.
+
+Group sends are at-most-once (a channel-layer or Redis restart drops them). Without this a socket
+whose update was lost would wait for the next move, or the next deadline, to notice. A socket is
+resynced only when it is behind on two checks in a row with no message in between, so an update
+still on its way is never mistaken for a lost one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+from django.conf import settings
+
+log = logging.getLogger(__name__)
+
+_sockets: dict[int, set[Any]] = {}  # table id -> its consumers in this process
+_task: asyncio.Task | None = None
+
+
+def interval() -> float:
+    return float(getattr(settings, "TABLES_WATCH_SECONDS", 2.0))
+
+
+def register(consumer) -> None:
+    global _task
+    _sockets.setdefault(consumer.table_id, set()).add(consumer)
+    loop = asyncio.get_running_loop()
+    if _task is None or _task.done() or _task.get_loop() is not loop:  # (tests run one loop each)
+        _task = loop.create_task(_watch())
+
+
+def unregister(consumer) -> None:
+    group = _sockets.get(consumer.table_id)
+    if group is not None:
+        group.discard(consumer)
+        if not group:
+            del _sockets[consumer.table_id]
+
+
+def table_seqs(table_ids: list[int]) -> dict[int, int]:
+    from .models import Table
+
+    return dict(Table.objects.filter(pk__in=table_ids).values_list("pk", "seq"))
+
+
+async def check_once(db_call) -> int:
+    """One round: resync the sockets behind their table's seq twice running; returns how many."""
+    if not _sockets:
+        return 0
+    seqs = await db_call(table_seqs)(table_ids=list(_sockets))
+    resynced = 0
+    for table_id, consumers in list(_sockets.items()):
+        seq = seqs.get(table_id)
+        for consumer in list(consumers):
+            if seq is None or consumer.seq >= seq:
+                consumer.behind_since = None
+                continue
+            mark = (seq, consumer.seq)
+            if consumer.behind_since != mark:  # first time seen behind: give it a round to arrive
+                consumer.behind_since = mark
+                continue
+            consumer.behind_since = None
+            resynced += 1
+            try:
+                await consumer.push_state()
+            except Exception:  # noqa: BLE001 - one socket's failure never stops the watch
+                log.exception("resync of a lagging socket failed")
+    return resynced
+
+
+async def _watch() -> None:
+    from .consumers import db_call
+
+    while _sockets:
+        await asyncio.sleep(interval())
+        try:
+            await check_once(db_call)
+        except Exception:  # noqa: BLE001 - a database hiccup: try again next round
+            log.exception("table watch round failed")
