@@ -216,6 +216,10 @@ class AuditAction(models.TextChoices):
     TEMPLATE_UPDATE = "template.update", _("edited a rule template")
     TEMPLATE_DELETE = "template.delete", _("deleted a rule template")
     LEDGER_ADJUST = "ledger.adjust", _("adjusted points")
+    TABLE_OPEN = "table.open", _("opened a table")
+    TABLE_DISSOLVE = "table.dissolve", _("dissolved a table")
+    TABLE_FORCE_DISSOLVE = "table.force_dissolve", _("force-dissolved a table")
+    REPLAY_VIEW = "replay.view", _("viewed a replay")  # apps/replays: an admin or staff, not a player
 
 
 class AuditLog(models.Model):

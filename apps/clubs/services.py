@@ -56,10 +56,16 @@ __all__ = [
 INVITE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: codes are read aloud
 
 
-def audit_log(*, club: Club, actor, action: str, target_user=None, detail: dict | None = None) -> AuditLog:
-    """Record who did what to whom in a club (shown to owner and admins)."""
+def audit_log(*, club: Club | None = None, actor=None, action: str, target_user=None, detail: dict | None = None,
+              club_id: int | None = None, actor_id: int | None = None) -> AuditLog:
+    """Record who did what to whom in a club (shown to owner and admins).
+
+    ``club_id``/``actor_id`` instead of the objects, for callers that hold only the ids.
+    """
     return AuditLog.objects.create(
-        club=club, actor=actor, action=str(action), target_user=target_user, detail=detail or {}
+        club=club, club_id=club.pk if club is not None else club_id,
+        actor=actor, actor_id=actor.pk if actor is not None else actor_id,
+        action=str(action), target_user=target_user, detail=detail or {},
     )
 
 

@@ -14,9 +14,11 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from . import selectors, services
+from . import audit, selectors, services
 from .forms import ClubForm
 from .models import Club, Invite, JoinStatus, Membership
+
+AUDIT_PAGE = 300  # entries shown at once; the filters narrow it down
 
 
 def club_access(request: HttpRequest, club_id: int) -> tuple[Club, Membership | None]:
@@ -145,8 +147,14 @@ def audit_log(request: HttpRequest, club_id: int) -> HttpResponse:
     club, membership = club_access(request, club_id)
     if not selectors.can_view_audit(membership, request.user):
         raise PermissionDenied
-    entries = selectors.club_audit_log(club=club)[:200]
-    return render(request, "clubs/audit.html", {"club": club, "membership": membership, "entries": entries})
+    chosen, errors = audit.parse_filter(request.GET)
+    entries = list(audit.filtered(selectors.club_audit_log(club=club), chosen)[:AUDIT_PAGE])
+    rows = [(e, audit.detail_items(e)) for e in entries]
+    return render(request, "clubs/audit.html", {
+        "club": club, "membership": membership, "rows": rows, "filter": chosen, "errors": errors,
+        "actions": audit.action_choices(club), "members": selectors.club_members(club=club),
+        "limit": AUDIT_PAGE,
+    })
 
 
 def get_in_club(model, club: Club, **lookup):

@@ -10,7 +10,9 @@ from datetime import timedelta
 
 from django.db import transaction
 
+from apps.clubs.models import AuditAction
 from apps.clubs.selectors import can_manage_tables, membership_for
+from apps.clubs.services import audit_log
 
 from . import engine_io
 from .context import Ctx, TableError, lock, now
@@ -87,4 +89,9 @@ def do_dissolve(ctx: Ctx, *, reason: str, by: int | None) -> None:
         ctx.event("hand.dissolve", {"number": hand.number, "seed": hand.seed, "seed_hash": hand.seed_hash},
                   hand=hand)
     ctx.event("table.dissolve", {"reason": reason, "by": by})
+    table = ctx.table
+    action = AuditAction.TABLE_FORCE_DISSOLVE if reason == "admin" else AuditAction.TABLE_DISSOLVE
+    audit_log(club_id=table.club_id, actor_id=by, action=action,
+              detail={"table": table.pk, "table_name": table.name, "reason": reason,
+                      "hands_played": table.hands_played})
     end_session(ctx, reason=reason)

@@ -13,8 +13,9 @@ from typing import Any
 
 from django.db import transaction
 
-from apps.clubs.models import RuleTemplate
+from apps.clubs.models import AuditAction, RuleTemplate
 from apps.clubs.selectors import membership_for
+from apps.clubs.services import audit_log
 
 from .context import Ctx, TableError, lock
 from .models import Seat, Stage, Table, TableEvent, TableStatus
@@ -68,6 +69,9 @@ def table_open(*, user, template: RuleTemplate, practice: bool = False, name: st
         ctx.event("table.open", {"name": table.name, "preset": table.preset, "players": table.players,
                                  "ruleset": table.ruleset, "practice": practice, "by": user.pk,
                                  "fee": table.fee, "fee_payer": table.fee_payer})
+        audit_log(club_id=table.club_id, actor=user, action=AuditAction.TABLE_OPEN,
+                  detail={"table": table.pk, "table_name": table.name, "template": template.name,
+                          "practice": practice})
         do_sit(ctx, ctx.seats[0], user)
         if practice:
             for seat in ctx.seats[1:]:

@@ -51,7 +51,7 @@ def world(make_user, make_club) -> World:
     ban = Ban.objects.create(club=club, user=banned, by=owner)
 
     other_owner, other_member, other_applicant = make_user("o2"), make_user("m2"), make_user("a2")
-    other = make_club("B", owner=other_owner, members=[other_member])
+    other = make_club("别家俱乐部", owner=other_owner, members=[other_member])
     other_invite = services.invite_create(club=other, by=other_owner)
     other_request = services.join_request_create(invite=other_invite, user=other_applicant)
     other_template = services.template_create(club=other, by=other_owner, **TEMPLATE_FIELDS)
