@@ -14,3 +14,37 @@ app.autodiscover_tasks()
 # worker would pay a new PostgreSQL connection per task; tasks drop broken or expired connections
 # themselves (close_old_connections).
 app.conf["CELERY_DB_REUSE_MAX"] = int(os.environ.get("CELERY_DB_REUSE_MAX", "1000"))
+
+
+def _survive_redis_restarts() -> None:
+    """Keep a worker alive when Redis restarts while ``acks_late`` tasks are in flight.
+
+    kombu 5.7.0 (the newest release) crashes the worker in that case: when the broker connection is
+    lost, closing the channel tries to put the unacknowledged messages back, builds a new Redis pool
+    from ``self.connection.client`` — already ``None`` — and the ``AttributeError`` ('NoneType' object
+    has no attribute 'hostname', from ``Channel._connparams``) escapes as "Unrecoverable error". Seen
+    here with 3,000 queued ``settle_hand`` tasks and a Redis restart (tests/config/test_celery_broker.py).
+    Raising the transport's own connection error instead lets kombu treat it as what it is — the
+    connection is gone — and the worker reconnects. Nothing is lost: the messages stay in Redis's
+    unacked index and are restored after the visibility timeout, and ``sweep_unsettled`` re-enqueues
+    any finished hand that has no ledger transaction within a minute.
+    """
+    try:
+        import redis
+        from kombu.transport import redis as kombu_redis
+    except ImportError:  # no Redis transport installed
+        return
+    original = kombu_redis.Channel._connparams
+    if getattr(original, "survives_restarts", False):
+        return
+
+    def _connparams(self, asynchronous=False):
+        if self.connection is None or self.connection.client is None:
+            raise redis.exceptions.ConnectionError("the broker connection is already closed")
+        return original(self, asynchronous=asynchronous)
+
+    _connparams.survives_restarts = True
+    kombu_redis.Channel._connparams = _connparams
+
+
+_survive_redis_restarts()

@@ -20,6 +20,13 @@ def _test_settings(settings):
 
     app.conf.task_always_eager = True
     app.conf.task_eager_propagates = True
+    # Each test starts with an empty in-process cache (rate-limit counters and debounce marks are
+    # keyed by ids that the next test, or the next run on a fresh database, reuses).
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+                                   "LOCATION": "tests"}}
+    from django.core.cache import cache
+
+    cache.clear()
 
 
 @pytest.fixture

@@ -126,4 +126,7 @@ def test_leaderboard_page_has_ranking_and_chart(client, people, make_finished_ha
     response = client.get(url("leaderboard", people["club"]), {"period": "all"})
     body = response.content.decode()
     assert len(response.context["rows"]) == 3
-    assert "<svg" in body and "<polyline" in body
+    chart = response.context["chart"]
+    assert len(chart["series"]) == 3 and len(chart["x"]) == 3 and 'id="points-chart"' in body
+    assert all(len(s["values"]) == 3 for s in chart["series"])
+    assert "uPlot.min.css" in body and "js/ledgers/chart.js" in body
