@@ -15,6 +15,10 @@ from .scoring import score_win
 from .settlement import settle
 from .shuffle import deck_from_seed
 
+# The engine's version, written into exports (EXPORT.md): bump it with any change that makes a
+# recorded hand replay differently (a rule reading, an event field).
+__version__ = "1.0"
+
 __all__ = [
     "AUDIT",
     "PRESETS",

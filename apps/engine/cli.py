@@ -1,4 +1,4 @@
-"""The engine's command line (ENGINE_CLI.md): score, simulate, replay, bench.
+"""The engine's command line (ENGINE_CLI.md): score, simulate, replay, verify, bench.
 
 I/O lives here, outside the engine core: this module imports the engine, never the reverse.
 Exit codes: 0 ok, 1 a difference or a broken invariant, 2 malformed input or an illegal action.
@@ -53,6 +53,19 @@ def _load_record(path: str) -> Any:
         return json.load(fh)
 
 
+def _viewer(text: str | None, players: int) -> int | str | None:
+    """``--viewer``: a seat number, ``spectator`` (None) or ``audit`` (the default); else an error text."""
+    from .events import AUDIT
+
+    if text is None or text == AUDIT:
+        return AUDIT
+    if text == "spectator":
+        return None
+    if text.isdigit() and int(text) < players:
+        return int(text)
+    return f"--viewer must be a seat 0-{players - 1}, 'spectator' or 'audit', not {text!r}"
+
+
 def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
     from .actions import IllegalAction
     from .events import AUDIT
@@ -62,6 +75,9 @@ def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
         record = _load_record(args.file)
     except (OSError, ValueError) as exc:
         out.write(_dump({"ok": False, "error": "malformed", "message": f"cannot read record: {exc}"}) + "\n")
+        return 2
+    if args.viewer is not None and not args.trace:
+        out.write(_dump({"ok": False, "error": "malformed", "message": "--viewer needs --trace"}) + "\n")
         return 2
     check_events = not args.trace
     try:
@@ -77,13 +93,49 @@ def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
         out.write(_dump({"ok": False, "error": "malformed", "message": str(exc)}) + "\n")
         return 2
     if args.trace:
+        viewer = _viewer(args.viewer, hand.rs.players)
+        if isinstance(viewer, str) and viewer != AUDIT:
+            out.write(_dump({"ok": False, "error": "malformed", "message": viewer}) + "\n")
+            return 2
         for ev in hand.events:
-            out.write(_dump(ev.for_viewer(AUDIT)) + "\n")
-        legal = {str(seat): legal_wire(hand, seat) for seat in range(hand.rs.players)}
-        out.write(_dump({"legal": legal, "to_act": list(hand.to_act())}) + "\n")
+            wire = ev.for_viewer(viewer)
+            if wire is not None:  # None: this viewer must not learn the event happened
+                out.write(_dump(wire) + "\n")
+        if viewer == AUDIT:
+            legal = {str(seat): legal_wire(hand, seat) for seat in range(hand.rs.players)}
+            to_act = list(hand.to_act())
+        else:  # only what the viewer may know: his own options, the public part of who acts
+            legal = {} if viewer is None else {str(viewer): legal_wire(hand, viewer)}
+            to_act = hand.view(viewer)["to_act"]
+        out.write(_dump({"legal": legal, "to_act": to_act}) + "\n")
         return 0
     out.write(_dump({"ok": True, "events": len(hand.events), "result": hand.result}) + "\n")
     return 0
+
+
+def cmd_verify(args: argparse.Namespace, out: TextIO) -> int:
+    """Check an export (EXPORT.md): 0 every check holds, 1 a check failed, 2 not an export."""
+    from .export import BadDocument, summary, verify_document
+
+    try:
+        doc = _load_record(args.file)
+    except (OSError, ValueError) as exc:
+        out.write(_dump({"ok": False, "error": "malformed", "message": f"cannot read the export: {exc}"}) + "\n")
+        return 2
+    try:
+        checks = verify_document(doc)
+    except BadDocument as exc:
+        out.write(_dump({"ok": False, "error": "malformed", "message": f"not an export: {exc}"}) + "\n")
+        return 2
+    verdict = summary(checks)
+    if args.text:
+        for c in checks:
+            hand = "table" if c["hand"] is None else f"hand {c['hand']}"
+            out.write(f"{'PASS' if c['ok'] else 'FAIL'}  {hand:<8} {c['key']:<11} {c['detail']}\n")
+        out.write(("OK: every check holds" if verdict["ok"] else f"FAILED: {verdict['failed']}") + "\n")
+    else:
+        out.write(_dump(verdict) + "\n")
+    return 0 if verdict["ok"] else 1
 
 
 def cmd_bench(args: argparse.Namespace, out: TextIO) -> int:
@@ -146,7 +198,14 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("replay", help="verify a hand record, or trace it")
     p.add_argument("file")
     p.add_argument("--trace", action="store_true")
+    p.add_argument("--viewer", metavar="SEAT", default=None,
+                   help="with --trace: the stream as this seat (or 'spectator') receives it in live play")
     p.set_defaults(func=cmd_replay)
+
+    p = sub.add_parser("verify", help="check an exported hand or session (paohuzi-hand/1) with the engine alone")
+    p.add_argument("file")
+    p.add_argument("--text", action="store_true", help="one line per check instead of JSON")
+    p.set_defaults(func=cmd_verify)
 
     p = sub.add_parser("bench", help="benchmarks: scoring vectors or simulated hands")
     p.add_argument("--vectors", metavar="FILE")

@@ -1,8 +1,10 @@
 """Events (ENGINE_CLI.md "Events on the wire") and their redaction per viewer.
 
 Hidden information leaves the engine only through ``Event.for_viewer`` and ``Hand.view``:
-other players' hands at the deal, a drawn card until it is shown, and a 偎's card while
-``wei_shown == "none"`` (a 臭偎 and a 提 show one card, so their card is public).
+other players' hands at the deal, a drawn card until it is shown, a 偎's card while
+``wei_shown == "none"`` (a 臭偎 and a 提 show one card, so their card is public), and another seat's
+``pass`` (the whole event: it would tell that the seat had an option on the card). Every consumer
+(live tables, ``replay --trace --viewer``, replays) gets this one redacted stream.
 """
 
 from __future__ import annotations
@@ -37,11 +39,18 @@ class Event:
         out.update(self.fields)
         return out
 
-    def for_viewer(self, viewer: int | str | None) -> dict[str, Any]:
-        """The event as ``viewer`` (a seat, ``None`` = spectator, or ``AUDIT``) may see it."""
-        out = self.to_wire()
+    def for_viewer(self, viewer: int | str | None) -> dict[str, Any] | None:
+        """The event as ``viewer`` (a seat, ``None`` = spectator, or ``AUDIT``) may see it, or None
+        when the viewer must not learn that it happened at all.
+
+        None for another seat's ``pass``: who passed tells who had an option on the card (a pair, a
+        sentence, a winning hand), which is hidden information (a spectator sees no pass at all).
+        """
         if viewer == AUDIT:
-            return out
+            return self.to_wire()
+        if self.type == "pass" and viewer != self.seat:
+            return None
+        out = self.to_wire()
         # A spectator (None) sees what a player sees of the other seats: no hidden card.
         if self.type == "deal":
             out["hands"] = {

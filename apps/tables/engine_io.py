@@ -1,7 +1,9 @@
-"""The one place apps.tables touches the engine: build, load, save, redact, choose for bots.
+"""How the live tables use the engine's hand: build, load, save, redact, settle, choose for bots.
 
-Redaction goes through the engine only (``Event.for_viewer`` / ``Hand.view``); a spectator is
-``None`` and sees no hidden card (tests/tables/test_tables_leaks.py checks every copy sent).
+Redaction is the engine's alone (``Event.for_viewer`` / ``Hand.view``): nothing here adds or
+removes a field. A spectator is ``None`` and sees no hidden card, no other seat's ``pass`` and no
+claimant (tests/tables/test_tables_leaks.py checks every copy sent; tests/engine/test_views_redaction.py
+the engine's rules).
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ import json
 import random
 from typing import Any
 
+from apps.engine import settle as engine_settle
 from apps.engine.bots import bot_choose
 from apps.engine.dealer import next_dealer  # noqa: F401 - re-exported
 from apps.engine.hand import Action, Hand, IllegalAction  # noqa: F401 - re-exported
@@ -39,26 +42,15 @@ def apply_logged(hand: Hand, payloads: list[dict]) -> None:
 
 
 def event_for(ev: Any, viewer: int | None) -> dict | None:
-    """The engine event as ``viewer`` (seat int, or None for a spectator) may see it.
-
-    None (skip it) for another seat's ``pass``: who passed tells who had an option on the card.
-    """
-    if ev.type == "pass" and ev.seat != viewer:
-        return None
+    """The engine event as ``viewer`` (seat int, or None for a spectator) may see it; None when the
+    viewer must not learn it happened (another seat's ``pass``). The rule is the engine's."""
     return ev.for_viewer(viewer)
 
 
 def view_for(hand: Hand, viewer: int | None) -> dict:
-    """``hand.view`` for a seat, or for a spectator (``None``: the engine hides every hidden card).
-
-    Before the end, who may claim the card in question is private: ``to_act`` keeps only the
-    discarder (public) or the viewer himself (the engine does the same; kept as a second guard).
-    """
-    view = hand.view(viewer)
-    if not hand.finished:
-        turn = discard_seat(hand)
-        view["to_act"] = [turn] if turn is not None else ([viewer] if viewer in hand.to_act() else [])
-    return view
+    """``hand.view`` for a seat, or for a spectator (``None``): the engine hides every hidden card
+    and, while claims are open, every claimant but the viewer himself (``views._public_to_act``)."""
+    return hand.view(viewer)
 
 
 def legal_wire(hand: Hand, seat: int) -> list[dict]:
@@ -84,14 +76,6 @@ def hand_seed_hex(hand: Hand) -> str:
 
 def settle(hand: Hand, *, base: int, piao: dict[int, int]) -> dict:
     """The engine's ``settle``: per-seat score, piao and total lines (zero-sum)."""
-    try:
-        from apps.engine import settle as engine_settle
-    except ImportError:  # older engine layout: the amounts function only
-        from apps.engine.settlement import settle_amounts
-
-        result = hand.result or {}
-        score = (result.get("settlement") or {}).get("score", 0)
-        return settle_amounts(hand.rs, result.get("winner"), score, list(hand.active_seats), base=base, piao=piao)
     return engine_settle(hand, base=base, piao=piao)
 
 

@@ -92,7 +92,10 @@ def _event_leaks(hand: Hand, events, viewers: range) -> list[str]:
         full = ev.to_wire()
         for seat in viewers:
             red = ev.for_viewer(seat)
-            if ev.type == "deal":
+            if red is None or ev.type == "pass":
+                if (red is None) != (ev.seat != seat):
+                    problems.append(f"pass of {ev.seat} as seen by {seat}: {red}")
+            elif ev.type == "deal":
                 for owner, cards in red["hands"].items():
                     want = full["hands"][owner] if owner == seat else [None] * len(full["hands"][owner])
                     if cards != want:

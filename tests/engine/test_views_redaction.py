@@ -122,3 +122,96 @@ def test_random_play_conserves_all_80_cards():
 def test_action_wire_round_trip():
     for wire in ({"type": "discard", "card": "b10"}, {"type": "peng"}, {"type": "hu"}, {"type": "pass"}):
         assert Action.from_wire(wire).to_wire() == wire
+
+
+# ---- another seat's pass: the engine's rule (Event.for_viewer -> None), for every consumer ----
+
+RECORDS = sorted((__import__("pathlib").Path(__file__).parent / "records").glob("*.json"))
+
+
+def _records_with_passes():
+    from apps.engine.replay import replay
+
+    for path in RECORDS:
+        record = json.loads(path.read_text())
+        hand = replay(record)
+        if any(e.type == "pass" for e in hand.events):
+            yield path, record, hand
+
+
+def test_pass_is_seen_only_by_the_seat_that_passed_and_the_audit():
+    checked = 0
+    for _path, _record, hand in _records_with_passes():
+        for ev in hand.events:
+            if ev.type != "pass":
+                continue
+            checked += 1
+            assert ev.for_viewer(AUDIT) == ev.to_wire()
+            assert ev.for_viewer(ev.seat) == ev.to_wire()
+            assert ev.for_viewer(None) is None  # a spectator sees nobody's pass
+            for other in range(hand.players):
+                if other != ev.seat:
+                    assert ev.for_viewer(other) is None
+    assert checked, "no recorded hand has a pass"
+
+
+def test_claimants_are_hidden_while_claims_are_open():
+    """A player sees only himself among the seats that may claim (the engine's view, no patch)."""
+    from apps.engine.replay import replay
+
+    seen = 0
+    for path in RECORDS:
+        record = json.loads(path.read_text())
+        for k in range(len(record["actions"]) + 1):
+            cut = {key: v for key, v in record.items() if key not in ("events", "result")}
+            hand = replay(dict(cut, actions=record["actions"][:k]))
+            if hand.phase != "claim" or hand.finished:
+                continue
+            seen += 1
+            for viewer in [*range(hand.players), None]:
+                view = hand.view(viewer)
+                assert view["to_act"] == [s for s in hand.to_act() if s == viewer]
+                assert view["pending"] == (hand.pending.get(viewer, []) if viewer is not None else [])
+        if seen > 40:
+            break
+    assert seen
+
+
+def test_cli_trace_as_a_viewer_is_the_engines_redacted_stream(tmp_path, capsys):
+    import io
+
+    from apps.engine.cli import main
+    from apps.engine.replay import legal_wire
+
+    path, record, hand = next(_records_with_passes())
+    passer = next(e.seat for e in hand.events if e.type == "pass")
+    cut = dict(record, actions=record["actions"][:3])
+    cut.pop("events"), cut.pop("result")
+    from apps.engine.replay import replay
+
+    partial = replay(cut)
+    for name, viewer in [*((str(s), s) for s in range(hand.players)), ("spectator", None), ("audit", AUDIT)]:
+        for rec, h in ((record, hand), (cut, partial)):
+            file = tmp_path / "r.json"
+            file.write_text(json.dumps(rec))
+            out = io.StringIO()
+            assert main(["replay", str(file), "--trace", "--viewer", name], out=out) == 0
+            lines = [json.loads(line) for line in out.getvalue().splitlines()]
+            want = [w for e in h.events if (w := e.for_viewer(viewer)) is not None]
+            assert lines[:-1] == json.loads(json.dumps(want))
+            if viewer != passer and viewer != AUDIT:
+                assert not any(e["type"] == "pass" and e.get("seat") != viewer for e in lines[:-1])
+            last = lines[-1]
+            if viewer == AUDIT:
+                assert set(last["legal"]) == {str(s) for s in range(h.players)}
+                assert last["to_act"] == h.to_act()
+            else:
+                assert last["legal"] == ({} if viewer is None else {str(viewer): legal_wire(h, viewer)})
+                assert last["to_act"] == h.view(viewer)["to_act"]
+    file = tmp_path / "r.json"
+    for bad in (["--viewer", "9"], ["--viewer", "x"]):
+        out = io.StringIO()
+        assert main(["replay", str(file), "--trace", *bad], out=out) == 2
+        assert "--viewer" in json.loads(out.getvalue())["message"]
+    out = io.StringIO()
+    assert main(["replay", str(file), "--viewer", "1"], out=out) == 2  # --viewer needs --trace

@@ -1,0 +1,297 @@
+"""The standalone verifier (apps/engine/export.py, ``python -m apps.engine verify``) without Django.
+
+Documents are built here the way the platform writes its log (EXPORT.md): ``hand.start`` with the
+commitment, the engine events, each player's ``action``, ``hand.end`` with the seed and totals,
+every event hash-chained, and the ``hand:<id>`` ledger entries. Then each kind of tampering is
+applied to the document and must fail the right check.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import io
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from apps.engine import settle
+from apps.engine.bots import bot_choose
+from apps.engine.chain import GENESIS_HASH, link_hash
+from apps.engine.cli import main
+from apps.engine.export import CHECK_KEYS, FORMAT, BadDocument, verify_document
+from apps.engine.hand import Hand
+from apps.engine.rules import resolve_ruleset
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _event(events: list, type_: str, payload) -> None:
+    prev = events[-1]["hash"] if events else GENESIS_HASH
+    seq = events[-1]["seq"] + 1 if events else 1
+    seat = payload.get("seat") if isinstance(payload, dict) else None
+    events.append({"seq": seq, "created_at": "2026-01-01T00:00:00+00:00", "type": type_, "actor": seat,
+                   "payload": payload, "prev_hash": prev, "hash": link_hash(prev, payload)})
+
+
+def make_doc(preset="full", players=3, index=0, piao=None, base=2, want_win=True) -> dict:
+    """A session document of one hand played by greedy bots, logged as the platform logs it."""
+    rs = resolve_ruleset(preset, {"piao": True} if piao else {}, players=players)
+    for attempt in range(40):
+        seed = hashlib.sha256(f"export-{preset}-{players}-{index}-{attempt}".encode()).digest()
+        hand = Hand(rs, dealer=attempt % players, seed=seed)
+        events: list[dict] = []
+        piao_json = {str(k): v for k, v in (piao or {}).items()}
+        _event(events, "table.open", {"name": "t", "preset": preset, "players": players})
+        _event(events, "hand.start", {"number": 1, "dealer": hand.dealer,
+                                      "seed_hash": hashlib.sha256(seed).hexdigest(), "piao": dict(piao_json)})
+        for ev in hand.events:
+            _event(events, "engine", json.loads(json.dumps(ev.to_wire())))
+        rng = random.Random(attempt)
+        while not hand.finished:
+            seat = hand.to_act()[0]
+            action = bot_choose(hand, seat, "greedy", rng)
+            _event(events, "action", {"seat": seat, "action": action.to_wire(), "by": "bot"})
+            for ev in hand.apply(seat, action):
+                _event(events, "engine", json.loads(json.dumps(ev.to_wire())))
+        if want_win and hand.result["winner"] is None:
+            continue
+        result = json.loads(json.dumps(hand.result))
+        totals = json.loads(json.dumps(settle(hand, base=base, piao=piao or {})))
+        _event(events, "hand.end", {"number": 1, "seed": seed.hex(), "seed_hash": hashlib.sha256(seed).hexdigest(),
+                                    "winner": result["winner"], "result": result, "totals": totals})
+        entries = []
+        for seat in range(players):
+            for part in ("score", "piao"):
+                amount = totals[part][str(seat)]
+                if amount or result["winner"] is not None:
+                    entries.append({"seat": seat, "kind": part, "amount": amount, "account": "member",
+                                    "user_id": 100 + seat})
+        part = {
+            "id": 7, "number": 1, "status": "finished", "ruleset": rs.to_json(), "dealer": hand.dealer,
+            "seats": [{"seat": s, "user_id": 100 + s, "name": f"p{s}", "bot": ""} for s in range(players)],
+            "piao": piao_json, "seed_hash": hashlib.sha256(seed).hexdigest(), "seed": seed.hex(),
+            "base_score": base, "started_at": None, "finished_at": None,
+            "events": events[1:], "result": result, "totals": totals,
+            "ledger": {"key": "hand:7", "practice": False, "entries": entries, "fee": None},
+        }
+        return {
+            "format": FORMAT, "scope": "session", "engine_version": "1.0", "table": {"id": 1},
+            "chain": {"start_seq": 0, "start_hash": GENESIS_HASH, "end_seq": events[-1]["seq"],
+                      "end_hash": events[-1]["hash"]},
+            "hands": [part], "other_events": events[:1],
+        }
+    raise AssertionError("no won hand")
+
+
+def rehash(doc: dict) -> dict:
+    """Recompute every hash: an insider rewriting the whole log consistently (the chain then holds)."""
+    merged = sorted([*doc["other_events"], *(e for h in doc["hands"] for e in h["events"])], key=lambda e: e["seq"])
+    prev = doc["chain"]["start_hash"]
+    for ev in merged:
+        ev["prev_hash"], ev["hash"] = prev, link_hash(prev, ev["payload"])
+        prev = ev["hash"]
+    doc["chain"]["end_hash"] = prev
+    return doc
+
+
+def bad_keys(doc: dict) -> dict[str, str]:
+    return {c["key"]: c["detail"] for c in verify_document(doc) if not c["ok"]}
+
+
+def engine_events(doc: dict) -> list[dict]:
+    return [e for e in doc["hands"][0]["events"] if e["type"] == "engine"]
+
+
+@pytest.fixture(scope="module")
+def doc() -> dict:
+    return make_doc(piao={0: 1, 1: 2, 2: 0})
+
+
+@pytest.mark.parametrize(("preset", "players"), [("full", 3), ("chenzhou", 2), ("chenzhou", 4), ("luzhou", 4)])
+def test_honest_documents_pass_every_check(preset, players):
+    checks = verify_document(make_doc(preset, players))
+    assert [c["key"] for c in checks] == [*CHECK_KEYS, "chain"]  # + the table-level chain of a session
+    assert all(c["ok"] for c in checks), [c for c in checks if not c["ok"]]
+
+
+def test_swapped_seed_fails_the_commitment(doc):
+    bad = copy.deepcopy(doc)
+    bad["hands"][0]["seed"] = "11" * 32
+    found = bad_keys(bad)
+    assert "sha256(seed)" in found["commitment"]
+    assert "deck" in found and "replay" in found
+
+
+def test_a_rewritten_deal_fails_the_deck_even_with_a_consistent_chain(doc):
+    bad = copy.deepcopy(doc)
+    deal = engine_events(bad)[0]["payload"]
+    hands = deal["hands"]
+    a, b = sorted(hands)[:2]
+    i = next(i for i, card in enumerate(hands[a]) if card != hands[b][0])
+    hands[a][i], hands[b][0] = hands[b][0], hands[a][i]  # swap two different cards between two deals
+    found = bad_keys(rehash(bad))
+    assert "chain" not in found
+    assert "dealt hand" in found["deck"]
+    assert "replay" in found
+
+
+def test_a_rewritten_engine_event_fails_the_replay_at_its_seq(doc):
+    bad = copy.deepcopy(doc)
+    target = next(e for e in engine_events(bad) if e["payload"]["type"] == "discard")
+    target["payload"]["card"] = "s1" if target["payload"]["card"] != "s1" else "s2"
+    found = bad_keys(rehash(bad))
+    assert set(found) == {"replay"}
+    assert f"seq {target['seq']}" in found["replay"] and ".card" in found["replay"]
+
+
+def test_an_edited_payload_breaks_the_chain_there(doc):
+    bad = copy.deepcopy(doc)
+    target = engine_events(bad)[5]
+    target["payload"] = dict(target["payload"], extra=1)
+    found = bad_keys(bad)
+    assert f"seq {target['seq']}: hash does not match its payload (the payload was edited)" in found["chain"]
+
+
+def test_a_missing_event_breaks_the_chain(doc):
+    bad = copy.deepcopy(doc)
+    events = bad["hands"][0]["events"]
+    gone = events.pop(6)
+    found = bad_keys(bad)
+    assert f"seq {gone['seq']} missing" in found["chain"]
+    assert "replay" in found
+
+
+def test_reordered_events_break_the_chain(doc):
+    bad = copy.deepcopy(doc)
+    events = bad["hands"][0]["events"]
+    events[4]["seq"], events[5]["seq"] = events[5]["seq"], events[4]["seq"]
+    found = bad_keys(bad)
+    assert "prev_hash does not match" in found["chain"]
+
+
+def test_a_cut_end_breaks_the_chain(doc):
+    bad = copy.deepcopy(doc)
+    bad["hands"][0]["events"].pop()  # hand.end removed
+    found = bad_keys(bad)
+    assert "events at the end are missing" in found["chain"]
+    assert "hand.end" in found["settlement"]
+
+
+def test_changed_totals_fail_the_settlement(doc):
+    bad = copy.deepcopy(doc)
+    part = bad["hands"][0]
+    winner = str(part["result"]["winner"])
+    part["totals"]["total"][winner] += 10
+    found = bad_keys(bad)
+    assert "the totals in the header" in found["settlement"]
+    end = part["events"][-1]
+    end["payload"]["totals"] = part["totals"]
+    found = bad_keys(rehash(bad))
+    assert "settlement" in found
+
+
+def test_piao_changed_in_the_header_fails_the_settlement(doc):
+    bad = copy.deepcopy(doc)
+    bad["hands"][0]["piao"]["0"] = 5
+    assert "hand.start's" in bad_keys(bad)["settlement"]
+
+
+def test_ledger_tampering_fails_the_ledger(doc):
+    bad = copy.deepcopy(doc)
+    entries = bad["hands"][0]["ledger"]["entries"]
+    entries[0]["amount"] += 1
+    assert "not zero" in bad_keys(bad)["ledger"]
+    entries[1]["amount"] -= 1  # balanced again, but not the totals
+    assert "entries sum to" in bad_keys(bad)["ledger"]
+    bad["hands"][0]["ledger"] = None
+    assert "not settled" in bad_keys(bad)["ledger"]
+
+
+def test_ledger_fee_lines_must_balance(doc):
+    good = copy.deepcopy(doc)
+    ledger = good["hands"][0]["ledger"]
+    ledger["fee"] = {"per_seat": 2, "payer": "each", "seats": [0, 1]}
+    for seat in (0, 1):
+        ledger["entries"] += [{"seat": seat, "kind": "fee", "amount": -2, "account": "member", "user_id": 100 + seat},
+                              {"seat": seat, "kind": "fee", "amount": 2, "account": "club", "user_id": None}]
+    assert "ledger" not in bad_keys(good)
+    bad = copy.deepcopy(good)
+    bad["hands"][0]["ledger"]["entries"][-1]["amount"] = 3
+    assert "ledger" in bad_keys(bad)
+    bad = copy.deepcopy(good)
+    bad["hands"][0]["ledger"]["fee"]["seats"] = [0, 1, 2]
+    assert "fee lines for seats" in bad_keys(bad)["ledger"]
+
+
+def test_ill_formed_documents_are_refused():
+    with pytest.raises(BadDocument):
+        verify_document([])
+    with pytest.raises(BadDocument, match="format"):
+        verify_document({"format": "other/1"})
+    doc = make_doc()
+    broken = copy.deepcopy(doc)
+    del broken["hands"][0]["seed"]
+    with pytest.raises(BadDocument, match="seed"):
+        verify_document(broken)
+    playing = copy.deepcopy(doc)
+    playing["hands"][0]["status"] = "playing"
+    with pytest.raises(BadDocument, match="ended"):
+        verify_document(playing)
+
+
+def _cli(path: Path, *args: str) -> tuple[int, str]:
+    out = io.StringIO()
+    return main(["verify", str(path), *args], out=out), out.getvalue()
+
+
+def test_cli_exit_codes(tmp_path, doc):
+    path = tmp_path / "doc.json"
+    path.write_text(json.dumps(doc))
+    code, text = _cli(path)
+    verdict = json.loads(text)
+    assert code == 0 and verdict["ok"] is True and set(verdict["checks"]) == set(CHECK_KEYS)
+    code, text = _cli(path, "--text")
+    assert code == 0 and text.splitlines()[-1] == "OK: every check holds" and "PASS" in text
+    bad = copy.deepcopy(doc)
+    bad["hands"][0]["seed"] = "22" * 32
+    path.write_text(json.dumps(bad))
+    code, text = _cli(path)
+    verdict = json.loads(text)
+    assert code == 1 and verdict["ok"] is False and verdict["failed"] == "commitment" and verdict["detail"]
+    code, text = _cli(path, "--text")
+    assert code == 1 and "FAIL  hand 1   commitment" in text
+    path.write_text("{not json")
+    code, text = _cli(path)
+    assert code == 2 and json.loads(text)["error"] == "malformed"
+    path.write_text(json.dumps({"format": FORMAT, "scope": "hand"}))
+    code, text = _cli(path)
+    assert code == 2 and "not an export" in json.loads(text)["message"]
+    code, text = _cli(tmp_path / "missing.json")
+    assert code == 2
+
+
+def test_cli_runs_without_django(tmp_path, doc):
+    """``python -m apps.engine verify`` in a fresh interpreter: it must not import Django."""
+    path = tmp_path / "doc.json"
+    path.write_text(json.dumps(doc))
+    probe = ("import runpy, sys; sys.argv = ['apps.engine', 'verify', sys.argv[1]]\n"
+             "try:\n    runpy.run_module('apps.engine', run_name='__main__')\n"
+             "except SystemExit as e:\n    assert 'django' not in sys.modules, 'django imported'\n    raise")
+    proc = subprocess.run([sys.executable, "-c", probe, str(path)], capture_output=True, text=True, cwd=ROOT,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert json.loads(proc.stdout)["ok"] is True
+
+
+def test_a_rewritten_reveal_card_fails_the_deck(doc):
+    bad = copy.deepcopy(doc)
+    reveal = engine_events(bad)[1]["payload"]
+    assert reveal["type"] == "reveal"
+    reveal["card"] = "s1" if reveal["card"] != "s1" else "s2"
+    found = bad_keys(rehash(bad))
+    assert "chain" not in found and "the reveal card" in found["deck"]
