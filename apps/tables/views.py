@@ -6,6 +6,8 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext
 from django.views.decorators.http import require_POST
 
 from apps.accounts.services import address_seen, client_ip
@@ -33,6 +35,9 @@ def table_detail(request: HttpRequest, table_id: int) -> HttpResponse:
         "clubUrl": f"/clubs/{table.club_id}/",
         "urls": {name: f"/tables/{table.pk}/{name}/" for name in ("join", "leave", "bot", "dissolve")},
     }
+    # Replays of the table's ended hands (apps/replays, by URL name: tables never imports it).
+    hands_url = reverse("replays:table_hands", args=[table.pk])
+    config.update(handsUrl=hands_url, replayUrl=hands_url + "{number}/", handsLabel=gettext("All hands"))
     return render(request, "tables/table.html", {"table": table, "config": config, "strings": table_strings()})
 
 

@@ -79,7 +79,8 @@ export function renderOpponents(root, state, t) {
     box.append(seatHead(seat, state, t, view));
     if (view) {
       box.append(h("div", "hand-count", `🂠 ${view.hand_sizes[index] ?? 0}`));
-      if (view.finished && view.hands[index]) {
+      // Another seat's cards come only when the viewer may see them (the end of a live hand, a replay).
+      if (view.hands[index]) {
         const shown = h("div", "shown-hand");
         view.hands[index].forEach((c) => shown.append(cardEl(c, { size: "xs" })));
         box.append(shown);

@@ -149,6 +149,8 @@ export function renderSettlement(root, state, t, api, cfg) {
   const mine = state.me !== null && state.me !== undefined ? state.seats[state.me] : null;
   if (!over && mine) bar.append(button(mine.ready ? t.readyDone : t.nextHand, "btn-primary act-ready", () => api.send({ type: "ready" })));
   if (over) bar.append(Object.assign(h("a", "btn", t.backToClub), { href: cfg.clubUrl }));
+  // The hand's replay (apps/replays), once it has ended: cfg.replayUrl has a {number} slot.
+  if (cfg.replayUrl) bar.append(Object.assign(h("a", "btn act-replay", t.replay), { href: fmt(cfg.replayUrl, { number: hand.number }) }));
   root.append(bar);
   if (over && state.summary) {
     root.append(h("h2", "", state.status === "dissolved" ? t.dissolved : t.summary));
@@ -162,6 +164,7 @@ export function renderSettlement(root, state, t, api, cfg) {
       sum.append(tr);
     });
     root.append(sum);
+    if (cfg.handsUrl) root.append(Object.assign(h("a", "btn btn-small hands-link", cfg.handsLabel || t.replay), { href: cfg.handsUrl }));
   }
 }
 

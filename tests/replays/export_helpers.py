@@ -1,0 +1,99 @@
+"""Helpers of the export and verification tests: clubs whose tables are played through the services.
+
+Import the fixtures into a test module (``from export_helpers import *``): pytest then finds them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import random
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tables"))
+
+from tables_helpers import current, ready_all  # noqa: E402
+
+from apps.tables import engine_io, play, services, session  # noqa: E402
+
+__all__ = ["_deterministic_deals", "play_hand", "play_table", "replay_club", "seat_players"]
+
+
+def play_hand(table_id: int, users: list, rng: random.Random, kind: str = "greedy"):
+    """Every decision through ``play.hand_act`` (as tables_helpers does), chosen by a ``kind`` bot:
+    greedy bots win most hands (random ones mostly draw), so settlements have real amounts."""
+    for _ in range(2000):
+        table, hand, eh = current(table_id)
+        if hand is None or hand.status != "playing":
+            return hand
+        seat = eh.to_act()[0]
+        action = engine_io.bot_choose(eh, seat, kind=kind, rng=rng)
+        play.hand_act(user=users[seat], table_id=table_id, seq=table.seq, action=action.to_wire())
+    raise AssertionError("hand did not end")
+
+
+@pytest.fixture(autouse=True)
+def _deterministic_deals(monkeypatch, request):
+    """Seeds derived from the test's id (a failing test fails the same way again)."""
+    counter = itertools.count()
+    monkeypatch.setattr(
+        session, "new_seed", lambda: hashlib.sha256(f"{request.node.nodeid}:{next(counter)}".encode()).digest()
+    )
+
+
+@pytest.fixture
+def seat_players(make_user):
+    return [make_user(username=f"rp{i}", display_name=f"玩家{i}") for i in range(4)]
+
+
+@pytest.fixture
+def replay_club(make_club, seat_players, make_user):
+    admin = make_user(username="radmin")
+    club = make_club(name="回放俱乐部", owner=seat_players[0], admins=[admin], members=seat_players[1:])
+    club.admin_user = admin
+    return club
+
+
+@pytest.fixture
+def play_table(replay_club, seat_players):
+    """play_table(preset, players, hands=1, fee=0, piao_choices=(), play=None, **options) -> (table, [hand rows]):
+    a session of ``hands`` hands of which the first ``play`` (default: all) are played to their end.
+
+    Each finished hand is then settled by the ledger's service, as its after-commit task does in
+    production (the test's transaction never commits, so no on-commit hook runs by itself)."""
+    from apps.clubs.models import RuleTemplate
+    from apps.ledgers.services import settle_hand
+
+    names = itertools.count()
+
+    def _play(preset="full", players=3, hands=1, fee=0, fee_payer="each", piao_choices=(), rng_seed=1, play=None,
+              **options):
+        template = RuleTemplate.objects.create(
+            club=replay_club, name=f"t{next(names)}-{preset}-{players}", preset=preset, options=options,
+            players=players, base_score=2, piao_choices=list(piao_choices), hands_per_session=hands,
+            turn_seconds=15, fee=fee, fee_payer=fee_payer,
+        )
+        users = seat_players[:players]
+        table = services.table_open(user=users[0], template=template)
+        for user in users[1:]:
+            services.table_join(user=user, table_id=table.pk)
+        rng = random.Random(rng_seed)
+        played = []
+        _hands(table, users, hands if play is None else play, piao_choices, rng, played)
+        for hand in played:
+            assert settle_hand(hand_id=hand.pk).status == "posted"
+        table.refresh_from_db()
+        return table, played
+
+    def _hands(table, users, hands, piao_choices, rng, played):
+        for _ in range(hands):
+            ready_all(table.pk, users)
+            if piao_choices:
+                for user in users:
+                    services.piao_choose(user=user, table_id=table.pk, value=piao_choices[-1])
+            played.append(play_hand(table.pk, users, rng))
+
+    return _play
