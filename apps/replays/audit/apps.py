@@ -6,3 +6,8 @@ class AuditConfig(AppConfig):
     name = "apps.replays.audit"
     label = "audit"
     verbose_name = _("Audit")
+
+    def ready(self) -> None:
+        from . import receivers
+
+        receivers.connect()

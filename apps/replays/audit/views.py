@@ -1,0 +1,257 @@
+"""Audit pages: the collusion report (owner/admins/staff), disputes (players file, admins handle).
+
+Access follows the club pages (apps/clubs/views.py): anonymous → sign in; not a member of the
+club → 404; a member whose role may not → 403. Staff may read the report and the queue; only
+the owner and admins act on disputes. Ids of another club's objects are unknown here (404).
+"""
+
+from __future__ import annotations
+
+import csv
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.paginator import Paginator
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import NoReverseMatch, reverse
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
+
+from apps.clubs import selectors as club_selectors
+from apps.clubs import services as club_services
+from apps.clubs.views import club_access, flash_error
+from apps.tables.models import Hand
+
+from . import selectors, services
+from .forms import DisputeForm, PeriodForm, ResolveForm
+from .models import Dispute, DisputeStatus
+
+AUDIT_EXPORT = "audit.collusion_export"
+
+
+def _auditor(request: HttpRequest, club_id: int):
+    club, membership = club_access(request, club_id)
+    if not club_selectors.can_view_audit(membership, request.user):
+        raise PermissionDenied
+    return club, membership
+
+
+def replay_url(hand_id: int) -> str | None:
+    """The replay viewer's page of a hand (R-APP's ``replays:hand``), None while it does not exist."""
+    try:
+        return reverse("replays:hand", args=[hand_id])
+    except NoReverseMatch:
+        return None
+
+
+def _period(request: HttpRequest):
+    form = PeriodForm(request.GET or None)
+    if form.is_bound and form.is_valid():
+        return form, form.cleaned_data.get("since"), form.cleaned_data.get("until")
+    return form, None, None
+
+
+def _period_query(request: HttpRequest, form: PeriodForm) -> str:
+    """The period part of the query string (for links that keep it), "" when invalid."""
+    if form.errors:
+        return ""
+    query = request.GET.copy()
+    for key in list(query):
+        if key not in ("since", "until"):
+            query.pop(key)
+    return query.urlencode()
+
+
+@login_required
+def collusion(request: HttpRequest, club_id: int) -> HttpResponse:
+    club, membership = _auditor(request, club_id)
+    form, since, until = _period(request)
+    report = selectors.collusion_report(club=club, since=since, until=until)
+    page = Paginator(report.pairs, 100).get_page(request.GET.get("page"))
+    return render(request, "replays/audit/collusion.html", {
+        "club": club, "membership": membership, "form": form, "report": report, "page": page,
+        "query": _period_query(request, form),
+        "review_score": selectors.REVIEW_SCORE, "floors": selectors.FLOORS,
+    })
+
+
+@login_required
+def collusion_csv(request: HttpRequest, club_id: int) -> HttpResponse:
+    club, _membership = _auditor(request, club_id)
+    form, since, until = _period(request)
+    report = selectors.collusion_report(club=club, since=since, until=until)
+    club_services.audit_log(club=club, actor=request.user, action=AUDIT_EXPORT,
+                            detail={"since": str(since or ""), "until": str(until or ""), "pairs": len(report.pairs)})
+    response = HttpResponse(content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="club-{club.pk}-collusion.csv"'
+    writer = csv.writer(response)
+    writer.writerow([
+        "rank", "score", "signals", "user_a", "user_b", "hands", "net_points_a_to_b", "flow_z",
+        "feed_giver", "feed_taker", "feed_discards", "feed_taken", "feed_rate", "feed_baseline", "feed_z",
+        "shows_a_to_b", "shows_taken_a_to_b", "shows_b_to_a", "shows_taken_b_to_a", "wins_a_on_b", "wins_b_on_a",
+        "declined_by", "declined", "declined_then_won", "declined_points", "shared_ips", "joins_together",
+        "leaves_together", *[f"part_{k}" for k in selectors.SIGNALS],
+    ])
+    for i, r in enumerate(report.pairs, 1):
+        f, d = r.feed, r.decline
+        writer.writerow([
+            i, round(r.score, 1), r.signal_count, _cell(r.names[0]), _cell(r.names[1]), r.hands, round(r.net, 2),
+            round(r.flow_z, 2), _cell(r.name(f.giver)), _cell(r.name(f.taker)), f.discards, f.discards_taken,
+            "" if f.rate is None else round(f.rate, 4), round(f.baseline, 4), round(f.feed_z, 2),
+            r.ab.shows, r.ab.shows_taken, r.ba.shows, r.ba.shows_taken, r.ba.wins, r.ab.wins,
+            _cell(r.name(d.giver)), d.declined, d.declined_then_won, d.declined_points, " ".join(r.ips),
+            r.joins, r.leaves, *[round(r.parts[k], 3) for k in selectors.SIGNALS],
+        ])
+    return response
+
+
+def _cell(text: str) -> str:
+    """Keep spreadsheets from running user text as a formula (CSV injection)."""
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
+@login_required
+def collusion_pair(request: HttpRequest, club_id: int, user_a: int, user_b: int) -> HttpResponse:
+    club, membership = _auditor(request, club_id)
+    if user_a == user_b:
+        raise Http404
+    a, b = min(user_a, user_b), max(user_a, user_b)
+    form, since, until = _period(request)
+    report = selectors.collusion_report(club=club, since=since, until=until)
+    row = selectors.pair_row(report, a, b)
+    if row is None:  # nothing in this period: a pair of the club shows empty, anything else is unknown
+        if not selectors.pair_known(club=club, a=a, b=b):
+            raise Http404
+        row = selectors.empty_pair(a, b)
+    page = Paginator(selectors.pair_hands(club=club, a=a, b=b, since=since, until=until), 50).get_page(
+        request.GET.get("page"))
+    back = selectors.reverse_rows(hand_ids=[h.hand_id for h in page.object_list], a=a, b=b)
+    hands = [{"ab": h, "ba": back.get(h.hand_id), "replay": replay_url(h.hand_id)} for h in page.object_list]
+    return render(request, "replays/audit/pair.html", {
+        "club": club, "membership": membership, "row": row, "hands": hands, "page": page, "form": form,
+        "query": _period_query(request, form),
+    })
+
+
+# --- disputes ---------------------------------------------------------------------------------
+
+
+def _played_hand(request: HttpRequest, hand_id: int) -> Hand:
+    """An ended hand the user sat in, else 404 (whether it exists is not revealed)."""
+    hand = Hand.objects.select_related("table", "table__club").filter(pk=hand_id).first()
+    if hand is None or hand.status == "playing":
+        raise Http404
+    if request.user.pk not in {u for u in (hand.players or {}).values() if u is not None}:
+        raise Http404
+    return hand
+
+
+@login_required
+def dispute_create(request: HttpRequest, hand_id: int) -> HttpResponse:
+    hand = _played_hand(request, hand_id)
+    form = DisputeForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            services.dispute_create(user=request.user, hand=hand, reason=form.cleaned_data["reason"])
+        except ValidationError as exc:
+            form.add_error(None, exc)
+        else:
+            messages.success(request, _("Your dispute was filed. The club's admins will review it."))
+            return redirect("audit:my_disputes")
+    return render(request, "replays/audit/dispute_new.html", {
+        "hand": hand, "form": form, "replay": replay_url(hand.pk),
+    }, status=400 if form.errors else 200)
+
+
+@login_required
+def my_disputes(request: HttpRequest) -> HttpResponse:
+    disputes = list(selectors.user_disputes(user=request.user)[:200])
+    return render(request, "replays/audit/my_disputes.html", {
+        "disputes": [{"d": d, "replay": replay_url(d.hand_id)} for d in disputes],
+    })
+
+
+def _queue_access(request: HttpRequest, club_id: int):
+    """Owner/admins (who act) and staff (who may look); members 403, others 404."""
+    club, membership = club_access(request, club_id)
+    can_act = club_selectors.can_manage_members(membership)
+    if not (can_act or request.user.is_staff):
+        raise PermissionDenied
+    return club, membership, can_act
+
+
+def _decorate(disputes: list[Dispute]) -> list[dict]:
+    lines = selectors.hand_ledger_lines(hand_ids={d.hand_id for d in disputes})
+    return [{"d": d, "replay": replay_url(d.hand_id), "lines": lines.get(d.hand_id, [])} for d in disputes]
+
+
+@login_required
+def disputes(request: HttpRequest, club_id: int) -> HttpResponse:
+    club, membership, can_act = _queue_access(request, club_id)
+    status = request.GET.get("status") or ""
+    if status and status not in DisputeStatus.values:
+        status = ""
+    page = Paginator(selectors.club_disputes(club=club, status=status or None), 30).get_page(request.GET.get("page"))
+    return render(request, "replays/audit/disputes.html", {
+        "club": club, "membership": membership, "can_act": can_act, "page": page,
+        "items": _decorate(list(page.object_list)), "status": status, "statuses": DisputeStatus.choices,
+        "query": f"status={status}" if status else "",
+    })
+
+
+@login_required
+def dispute_detail(request: HttpRequest, club_id: int, dispute_id: int) -> HttpResponse:
+    club, membership, can_act = _queue_access(request, club_id)
+    dispute = get_object_or_404(selectors.club_disputes(club=club), pk=dispute_id)
+    return _detail_page(request, club, membership, can_act, dispute, ResolveForm(
+        players=selectors.hand_players(dispute.hand)))
+
+
+def _detail_page(request, club, membership, can_act, dispute, form, status=200) -> HttpResponse:
+    item = _decorate([dispute])[0]
+    return render(request, "replays/audit/dispute_detail.html", {
+        "club": club, "membership": membership, "can_act": can_act, "item": item, "form": form,
+        "players": selectors.hand_players(dispute.hand), "now": timezone.now(),
+    }, status=status)
+
+
+def _manager_dispute(request: HttpRequest, club_id: int, dispute_id: int):
+    club, membership, can_act = _queue_access(request, club_id)
+    if not can_act:
+        raise PermissionDenied
+    return club, membership, get_object_or_404(selectors.club_disputes(club=club), pk=dispute_id)
+
+
+@login_required
+@require_POST
+def dispute_review(request: HttpRequest, club_id: int, dispute_id: int) -> HttpResponse:
+    club, _membership, dispute = _manager_dispute(request, club_id, dispute_id)
+    try:
+        services.dispute_review(dispute=dispute, by=request.user)
+    except ValidationError as exc:
+        flash_error(request, exc)
+    else:
+        messages.success(request, _("You are reviewing this dispute."))
+    return redirect("audit:dispute", club_id=club.pk, dispute_id=dispute.pk)
+
+
+@login_required
+@require_POST
+def dispute_resolve(request: HttpRequest, club_id: int, dispute_id: int) -> HttpResponse:
+    club, membership, dispute = _manager_dispute(request, club_id, dispute_id)
+    players = selectors.hand_players(dispute.hand)
+    form = ResolveForm(request.POST, players=players)
+    if form.is_valid():
+        data = form.cleaned_data
+        try:
+            services.dispute_resolve(dispute=dispute, by=request.user, outcome=data["outcome"],
+                                     member_id=data.get("member"), amount=data.get("amount"))
+        except (ValidationError, PermissionDenied) as exc:
+            form.add_error(None, exc.messages if isinstance(exc, ValidationError) else str(exc))
+        else:
+            messages.success(request, _("The dispute is resolved; the player sees the outcome."))
+            return redirect("audit:dispute", club_id=club.pk, dispute_id=dispute.pk)
+    return _detail_page(request, club, membership, True, dispute, form, status=400)
