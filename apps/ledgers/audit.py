@@ -82,6 +82,25 @@ def entries_across_clubs(limit: int = 100) -> list[str]:
     return [f"entry {pk} posts to another club's account" for pk in rows[:limit]]
 
 
+def closed_escrows_not_zero(limit: int = 100) -> list[str]:
+    """An escrow account (a match's fees) is closed once settled: it must hold exactly zero, by its
+    balance and by the sum of its entries (the owner of the escrow closes it only at zero)."""
+    from .models import AccountKind
+
+    closed = Account.objects.filter(kind=AccountKind.ESCROW, closed=True)
+    sums = dict(
+        Entry.objects.filter(account__in=closed).order_by().values("account_id").annotate(total=Sum("amount"))
+        .values_list("account_id", "total")
+    )
+    problems = []
+    for pk, key, balance in closed.order_by("pk").values_list("pk", "key", "balance"):
+        if balance != 0 or sums.get(pk, 0) != 0:
+            problems.append(f"closed escrow {key} (account {pk}) holds {balance} (entries {sums.get(pk, 0)}), not 0")
+            if len(problems) >= limit:
+                break
+    return problems
+
+
 def run_all() -> dict[str, list[str]]:
     missing_count, missing = hands_without_settlement()
     report = {
@@ -92,6 +111,7 @@ def run_all() -> dict[str, list[str]]:
         "balances not equal to their entries": balance_mismatches(),
         "clubs whose balances do not sum to zero": club_sums_nonzero(),
         "entries in another club's account": entries_across_clubs(),
+        "closed escrow accounts not at zero": closed_escrows_not_zero(),
     }
     if missing_count > len(missing):
         report["finished hands without settlement"].append(f"... {missing_count} in all")

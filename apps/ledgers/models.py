@@ -53,10 +53,15 @@ class AppendOnlyModel(models.Model):
 class AccountKind(models.TextChoices):
     MEMBER = "member", _("Member")
     CLUB = "club", _("Club")
+    # Points held for something else of the club (a match's entry fees: key "match:<id>"). Another
+    # app owns what it is for (the ledger never imports it); ``closed`` is set once it is settled,
+    # and ``ledger_audit`` checks that every closed escrow account is exactly zero.
+    ESCROW = "escrow", _("Escrow")
 
 
 class Account(models.Model):
-    """One per (club, member), plus one club account (the 'house': 上分/下分 come from it)."""
+    """One per (club, member), plus one club account (the 'house': 上分/下分 come from it), plus
+    escrow accounts (no user, a unique ``key``)."""
 
     club = models.ForeignKey("clubs.Club", on_delete=models.PROTECT, related_name="ledger_accounts")
     kind = models.CharField(_("kind"), max_length=10, choices=AccountKind.choices)
@@ -64,6 +69,8 @@ class Account(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="ledger_accounts"
     )
     balance = models.BigIntegerField(_("balance"), default=0)
+    key = models.CharField(_("key"), max_length=80, null=True, blank=True, unique=True)  # escrow only
+    closed = models.BooleanField(_("closed"), default=False)  # escrow only: settled, must stay at 0
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
@@ -75,9 +82,12 @@ class Account(models.Model):
             ),
             models.UniqueConstraint(fields=["club"], condition=Q(kind="club"), name="ledgers_one_club_account"),
             models.CheckConstraint(
-                condition=(Q(kind="member", user__isnull=False) | Q(kind="club", user__isnull=True)),
+                condition=(Q(kind="member", user__isnull=False, key__isnull=True)
+                           | Q(kind="club", user__isnull=True, key__isnull=True)
+                           | (Q(kind="escrow", user__isnull=True, key__isnull=False) & ~Q(key=""))),
                 name="ledgers_account_kind_user",
             ),
+            models.CheckConstraint(condition=Q(closed=False) | Q(kind="escrow"), name="ledgers_only_escrow_closes"),
         ]
 
     def __str__(self) -> str:
@@ -87,6 +97,7 @@ class Account(models.Model):
 class TransactionKind(models.TextChoices):
     HAND = "hand", _("Hand settlement")
     ADJUSTMENT = "adjustment", _("Adjustment")
+    MATCH = "match", _("Match")  # entry fees into a match escrow, refunds and prizes out of it
 
 
 class Transaction(AppendOnlyModel):
@@ -119,6 +130,9 @@ class EntryKind(models.TextChoices):
     PIAO = "piao", _("Piao")
     ADJUSTMENT = "adjustment", _("Adjustment")
     FEE = "fee", _("Fee")
+    ENTRY_FEE = "entry_fee", _("Entry fee")  # a match's 报名费, member <-> escrow
+    REFUND = "refund", _("Refund")
+    PRIZE = "prize", _("Prize")
 
 
 class Entry(AppendOnlyModel):

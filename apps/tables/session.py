@@ -15,7 +15,7 @@ from . import engine_io
 from .chain import seed_commitment
 from .context import Ctx, now
 from .models import Hand, HandStatus, Stage, Table, TableStatus
-from .signals import hand_finished
+from .signals import hand_finished, session_policy, table_finished
 
 CLAIM_SECONDS_MAX = 15
 PIAO_SECONDS = 15
@@ -28,6 +28,8 @@ def maybe_start(ctx: Ctx) -> None:
         return
     if not all(s.taken and s.ready for s in ctx.seats):
         return
+    if policy(table)["hold"]:
+        return  # held (a paused match): arranged.arranged_release starts it later
     if table.status == TableStatus.WAITING:
         table.status = TableStatus.PLAYING
         ctx.event("table.start", {"dealer": table.dealer})
@@ -174,10 +176,11 @@ def finish_hand(ctx: Ctx) -> None:
     hand.seed = engine_io.hand_seed_hex(engine_hand)
     hand.result, hand.totals = engine_io.jsonable(result), engine_io.jsonable(totals)
     ctx.hand_dirty = True
+    auto_ready = table.hands_played + 1 < table.hands_per_session and policy(table)["auto_ready"]
     for seat in ctx.seats:
         seat.score += int(hand.totals.get("total", {}).get(str(seat.index), 0))
         seat.wins += 1 if winner == seat.index else 0
-        seat.ready = seat.autoplay
+        seat.ready = seat.autoplay or auto_ready
         ctx.touch(seat)
     table.hands_played += 1
     table.dealer, table.consecutive_draws = engine_io.next_dealer(
@@ -204,3 +207,14 @@ def end_session(ctx: Ctx, *, reason: str) -> None:
     summary = [{"seat": s.index, "user": s.user_id, "bot": s.bot, "total": s.score, "wins": s.wins}
                for s in ctx.seats]
     ctx.event("table.end", {"reason": reason, "hands_played": table.hands_played, "summary": summary})
+    table_finished.send(sender=Table, table=table, reason=reason)
+
+
+def policy(table: Table) -> dict[str, bool]:
+    """What ``session_policy`` receivers want for this table (signals.py); tables knows not who."""
+    out = {"auto_ready": False, "hold": False}
+    for _receiver, answer in session_policy.send(sender=Table, table=table):
+        if isinstance(answer, dict):
+            for key in out:
+                out[key] = out[key] or bool(answer.get(key))
+    return out

@@ -1,6 +1,20 @@
-"""``hand_finished(sender=Hand, hand=<Hand>)`` is sent inside the transaction that finishes a hand;
-receivers (ledgers) enqueue their work with ``delay_on_commit``, so tables never imports them."""
+"""Signals of the tables app; tables never imports its listeners (ledgers, matches).
+
+- ``hand_finished(sender=Hand, hand=<Hand>)`` is sent inside the transaction that finishes a hand;
+  receivers (ledgers) enqueue their work with ``delay_on_commit``, so tables never imports them.
+- ``table_finished(sender=Table, table=<Table>, reason=<str>)`` is sent inside the transaction
+  that ends a table's session (``reason`` "complete", or why it was dissolved); receivers act on
+  commit, as for ``hand_finished``.
+- ``session_policy(sender=Table, table=<Table>)`` is asked inside a table transaction when a
+  session's next hand could start; a receiver may answer a dict ``{"auto_ready": bool, "hold":
+  bool}``: ``auto_ready`` readies every seat after a hand, so the next one starts by itself (tables
+  opened by ``arranged.arranged_open``); ``hold`` keeps the next hand from starting (a paused
+  match) until ``arranged.arranged_release`` is called. Any receiver asking for it wins; no
+  receiver, or an answer of None: the usual rules (players click ready).
+"""
 
 from django.dispatch import Signal
 
 hand_finished = Signal()
+table_finished = Signal()
+session_policy = Signal()

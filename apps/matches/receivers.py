@@ -1,0 +1,53 @@
+"""Listen to the tables app (tables never imports matches): finished tables advance their match;
+arranged match tables start each next hand by themselves and hold it while the match is paused."""
+
+from __future__ import annotations
+
+import logging
+from functools import partial
+
+from django.db import transaction
+
+log = logging.getLogger(__name__)
+
+
+def _advance_quietly(match_id: int) -> None:
+    from .services import advance
+
+    try:
+        # play=False: we run inside the committing table's autoplay loop; the new round's 托管
+        # seats are played by the beat (advance_matches) or, paced, by their deadlines.
+        advance(match_id=match_id, play=False)
+    except Exception:  # noqa: BLE001 - the table's move is committed; the beat advances later
+        log.exception("advancing match %s failed", match_id)
+
+
+def on_table_finished(sender, table, reason, **kwargs) -> None:
+    """Inside the table's transaction: advance the match once it commits (within seconds of the
+    round's last table; ``advance_matches`` is the safety net)."""
+    if not table.practice:  # match tables are opened as practice tables (services.py)
+        return
+    from .models import MatchTable
+
+    match_id = MatchTable.objects.filter(table_id=table.pk).values_list("match_id", flat=True).first()
+    if match_id is not None:
+        transaction.on_commit(partial(_advance_quietly, match_id))
+
+
+def on_session_policy(sender, table, **kwargs) -> dict | None:
+    """A match table: every next hand starts by itself, unless the match is paused."""
+    if not table.practice:
+        return None
+    from .models import MatchTable
+
+    paused = MatchTable.objects.filter(table_id=table.pk).values_list("match__paused", flat=True).first()
+    if paused is None:
+        return None
+    return {"auto_ready": True, "hold": bool(paused)}
+
+
+def connect() -> None:
+    from apps.tables.signals import session_policy, table_finished
+
+    table_finished.connect(on_table_finished, dispatch_uid="matches.advance_on_table_finished")
+    session_policy.connect(on_session_policy, dispatch_uid="matches.session_policy")

@@ -1,0 +1,222 @@
+"""Read side of matches: lists, live standings, round seatings, prize preview, permissions.
+
+Every function runs a fixed number of queries, whatever the number of entrants or rounds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from django.db.models import QuerySet
+
+from apps.clubs import selectors as club_selectors
+from apps.tables.models import Seat, TableStatus
+
+from . import formats
+from .models import HOLDING_PLACE, Entry, EntryStatus, Format, Match, MatchRound, MatchState, MatchTable
+
+STATE_ORDER = [MatchState.RUNNING, MatchState.CHECKING_IN, MatchState.REGISTERING, MatchState.DRAFT,
+               MatchState.FINISHED, MatchState.CANCELLED]
+
+
+def can_manage(user, club) -> bool:
+    """Owner/admins define, edit, cancel, pause, re-seat (not staff: they only look)."""
+    return club_selectors.can_manage_members(club_selectors.membership_for(user=user, club=club))
+
+
+def club_matches(*, club) -> QuerySet[Match]:
+    """The club's matches, newest start first (pages group them by ``state``)."""
+    return Match.objects.filter(club=club).order_by("-starts_at", "-id")
+
+
+def my_matches(*, user) -> QuerySet[Entry]:
+    """The user's entries across clubs (with their match and club), newest start first."""
+    return (Entry.objects.filter(user=user).select_related("match", "match__club", "current_table")
+            .order_by("-match__starts_at", "-match_id"))
+
+
+def entry_for(*, match, user) -> Entry | None:
+    if user is None or not user.is_authenticated:
+        return None
+    return Entry.objects.filter(match=match, user=user).first()
+
+
+@dataclass
+class StandingRow:
+    rank: int
+    user_id: int
+    name: str
+    match_points: str  # display (formats.format_points)
+    match_points_scaled: int
+    game_points: int  # recorded tables + the running table's session total so far
+    best_hand: int
+    chips: int | None  # elimination only (live)
+    current_table_id: int | None
+    state: str  # "active" | "out" | "withdrawn"
+    status: str  # the entry's status
+    final_rank: int | None
+    prize: int
+    registered_order: int
+    hands_played: int
+
+
+PLAYED_STATUSES = (EntryStatus.ACTIVE, EntryStatus.OUT, EntryStatus.WITHDRAWN)
+
+
+def standings(*, match) -> list[StandingRow]:
+    """Live standings: the final places once finished; while running, formats.standings_order
+    (match points → game points → best hand → earlier registration) for fixed rounds, chips for
+    elimination, the stage reached for knockout. Three queries."""
+    entries = list(Entry.objects.filter(match=match).select_related("user").order_by("registered_order"))
+    if match.state in (MatchState.DRAFT, MatchState.REGISTERING, MatchState.CHECKING_IN):
+        rows = [e for e in entries if e.status in HOLDING_PLACE or e.status == EntryStatus.WAITLISTED]
+        return [_row(match, i, e, 0, "active") for i, e in enumerate(rows, start=1)]
+    live: dict[int, int] = {}
+    table_ids = [e.current_table_id for e in entries if e.current_table_id]
+    if table_ids:
+        for user_id, score in Seat.objects.filter(
+            table_id__in=table_ids, table__status__in=[TableStatus.WAITING, TableStatus.PLAYING],
+            user__isnull=False,
+        ).values_list("user_id", "score"):
+            live[user_id] = score
+    played = [e for e in entries if e.status in PLAYED_STATUSES
+              and (e.status != EntryStatus.WITHDRAWN or e.out_round is not None)]
+    if match.state == MatchState.FINISHED and all(e.rank for e in played):
+        ordered = sorted(played, key=lambda e: e.rank)
+    else:
+        ordered = _live_order(match, played, live)
+    out = []
+    for i, e in enumerate(ordered, start=1):
+        state = {"active": "active", "out": "out"}.get(e.status, "withdrawn")
+        out.append(_row(match, i, e, live.get(e.user_id, 0) if e.current_table_id else 0, state))
+    return out
+
+
+def _live_order(match, played: list[Entry], live: dict[int, int]) -> list[Entry]:
+    def game(e):
+        return e.game_points + (live.get(e.user_id, 0) if e.current_table_id else 0)
+
+    active = [e for e in played if e.status == EntryStatus.ACTIVE]
+    gone = [e for e in played if e.status != EntryStatus.ACTIVE]
+    if match.format == Format.FIXED:
+        rows = lambda es: formats.standings_order(  # noqa: E731
+            [{"user_id": e.user_id, "match_points": e.match_points, "game_points": game(e),
+              "best_hand": e.best_hand, "registered_order": e.registered_order, "entry": e} for e in es])
+        return [r["entry"] for r in rows(active)] + [r["entry"] for r in rows(gone)]
+    if match.format == Format.ELIMINATION:
+        def key(e):
+            return (-(e.chips + (live.get(e.user_id, 0) if e.current_table_id else 0)), e.registered_order)
+    else:
+        def key(e):
+            return (-game(e), -e.best_hand, e.registered_order)
+    gone.sort(key=lambda e: (-(e.out_round or 0), key(e)))
+    return sorted(active, key=key) + gone
+
+
+def _row(match, i: int, e: Entry, live: int, state: str) -> StandingRow:
+    return StandingRow(
+        rank=e.rank or i, user_id=e.user_id, name=getattr(e.user, "name", "") or e.user.username,
+        match_points=formats.format_points(e.match_points, match.players),
+        match_points_scaled=e.match_points, game_points=e.game_points + live, best_hand=e.best_hand,
+        chips=(e.chips + live) if match.format == Format.ELIMINATION else None,
+        current_table_id=e.current_table_id, state=state, status=e.status, final_rank=e.rank,
+        prize=e.prize, registered_order=e.registered_order, hands_played=e.hands_played,
+    )
+
+
+@dataclass
+class SeatingTable:
+    number: int
+    table_id: int
+    seats: list[dict]  # [{"user_id", "name", "result": {...} | None}]
+    finished: bool
+
+
+@dataclass
+class RoundSeating:
+    number: int
+    kind: str
+    state: str
+    hands: int
+    tables: list[SeatingTable] = field(default_factory=list)
+    byes: list[dict] = field(default_factory=list)
+    repeats: int = 0
+    avoid_broken: int = 0
+    line: int | None = None
+    reseated: bool = False
+    players: list[int] = field(default_factory=list)
+
+
+def round_seatings(*, match) -> list[RoundSeating]:
+    """Every round's tables with names and results (three queries)."""
+    from django.contrib.auth import get_user_model
+
+    rounds = list(MatchRound.objects.filter(match=match).order_by("number"))
+    tables = list(MatchTable.objects.filter(match=match).order_by("round__number", "number"))
+    ids = {u for t in tables for u in t.seats} | {u for r in rounds for u in r.byes}
+    names = {u.pk: (u.name or u.username) for u in get_user_model().objects.filter(pk__in=ids)}
+    by_round: dict[int, RoundSeating] = {}
+    out = []
+    for r in rounds:
+        rs = RoundSeating(number=r.number, kind=r.kind, state=r.state, hands=r.hands,
+                          byes=[{"user_id": u, "name": names.get(u, "")} for u in r.byes],
+                          repeats=r.repeats, avoid_broken=r.avoid_broken, line=r.line, reseated=r.reseated,
+                          players=list(r.players))
+        by_round[r.pk] = rs
+        out.append(rs)
+    for t in tables:
+        results = t.results or {}
+        by_round[t.round_id].tables.append(SeatingTable(
+            number=t.number, table_id=t.table_id, finished=t.results is not None,
+            seats=[{"user_id": u, "name": names.get(u, ""), "result": results.get(str(u))} for u in t.seats],
+        ))
+    return out
+
+
+@dataclass
+class PrizePreview:
+    entrants: int
+    pool: int
+    amounts: list[int]  # places 1, 2, ...
+    house: int  # > 0: the club account keeps it; < 0: the club pays it (fixed prizes beyond the pool)
+
+
+def prize_preview(*, match) -> PrizePreview:
+    """The prizes for the current number of entrants (before the start: those holding a place;
+    then: everyone who played, with the pool actually held)."""
+    from apps.ledgers.models import Account
+
+    if match.state in (MatchState.DRAFT, MatchState.REGISTERING, MatchState.CHECKING_IN):
+        entrants = Entry.objects.filter(match=match, status__in=HOLDING_PLACE).count()
+        pool = entrants * match.entry_fee
+    elif match.state == MatchState.FINISHED:
+        paid = list(Entry.objects.filter(match=match, rank__isnull=False).order_by("rank")
+                    .values_list("prize", flat=True))
+        entrants = len(paid)
+        amounts = list(paid)
+        pool = sum(amounts)
+        return PrizePreview(entrants, pool, amounts, 0)
+    else:
+        entrants = Entry.objects.filter(match=match, status__in=PLAYED_STATUSES).exclude(
+            status=EntryStatus.WITHDRAWN, out_round__isnull=True).count()
+        pool = Account.objects.filter(pk=match.escrow_id).values_list("balance", flat=True).first() or 0
+    amounts = formats.prize_amounts(pool, match.prize_scheme, entrants) if entrants else []
+    return PrizePreview(entrants, pool, amounts, pool - sum(amounts))
+
+
+def not_checked_in(*, match) -> list[Entry]:
+    """The admin console's list: registered entrants who have not checked in yet."""
+    return list(Entry.objects.filter(match=match, status=EntryStatus.REGISTERED).select_related("user")
+                .order_by("registered_order"))
+
+
+def never_together(*, club):
+    from .models import NeverTogether
+
+    return NeverTogether.objects.filter(club=club).select_related("user_a", "user_b")
+
+
+def my_table_id(*, match, user) -> int | None:
+    """The table the user should be at now (the "go to my table" prompt)."""
+    entry = entry_for(match=match, user=user)
+    return entry.current_table_id if entry and entry.status == EntryStatus.ACTIVE else None

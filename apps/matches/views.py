@@ -1,0 +1,549 @@
+"""Match pages (thin): the club's matches, my matches, the match page with its live standings
+endpoint, the create/edit form, register / withdraw / check-in, and the owner/admin console.
+
+Access (as every club page, apps/clubs/views.py): anonymous -> sign in; a match of a club the
+viewer is not in -> 404 (its existence is not revealed; staff may look); a role too low -> 403;
+ids of another club's objects -> 404. The services check the role again, so a view bug cannot
+grant a permission; they raise ValidationError (shown as a message) for bad input.
+"""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth import get_user_model
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db.models import Count
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.translation import get_language, gettext_lazy
+from django.utils.translation import gettext as _
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_POST
+
+from apps.clubs import selectors as club_selectors
+from apps.clubs.models import Club, Membership
+from apps.ledgers import selectors as ledger_selectors
+
+from . import formats, selectors, services
+from .forms import CancelForm, MatchForm
+from .models import Entry, EntryStatus, Format, Match, MatchState, MatchTable, NeverTogether
+from .seating import describe_recompute
+
+POLL_MS = 3000
+
+# The groups of the match lists, in page order: (key, label, states, text when empty).
+GROUPS = [
+    ("registering", gettext_lazy("Registration open"), (MatchState.REGISTERING, MatchState.CHECKING_IN),
+     gettext_lazy("No match is taking entries.")),
+    ("upcoming", gettext_lazy("Registration not open yet"), (MatchState.DRAFT,),
+     gettext_lazy("No match announced.")),
+    ("running", gettext_lazy("In progress"), (MatchState.RUNNING,), gettext_lazy("No match is being played.")),
+    ("finished", gettext_lazy("Finished"), (MatchState.FINISHED,), gettext_lazy("No finished match yet.")),
+    ("cancelled", gettext_lazy("Cancelled"), (MatchState.CANCELLED,), gettext_lazy("No cancelled match.")),
+]
+
+PRESET_NAMES = {
+    "basic": gettext_lazy("Basic (基本花样)"),
+    "half": gettext_lazy("Half (半花样)"),
+    "full": gettext_lazy("Full (全名堂)"),
+    "changsha": gettext_lazy("Changsha (长沙)"),
+    "quanmin": gettext_lazy("Quanmin (全民跑胡子)"),
+    "chenzhou": gettext_lazy("Chenzhou (郴州)"),
+    "luzhou": gettext_lazy("Luzhou (泸州)"),
+}
+
+
+# --- access ----------------------------------------------------------------------------------
+
+
+def _club_access(request: HttpRequest, club_id: int) -> tuple[Club, Membership | None]:
+    club = Club.objects.filter(pk=club_id).first()
+    if club is None:
+        raise Http404
+    membership = club_selectors.membership_for(user=request.user, club=club)
+    if not club_selectors.can_view_club(membership, request.user):
+        raise Http404
+    return club, membership
+
+
+def _match_access(request: HttpRequest, match_id: int) -> tuple[Match, Membership | None]:
+    """The match and the viewer's membership of its club; 404 for anyone who may not see it."""
+    match = Match.objects.select_related("club").filter(pk=match_id).first()
+    if match is None:
+        raise Http404
+    membership = club_selectors.membership_for(user=request.user, club=match.club)
+    if not club_selectors.can_view_club(membership, request.user):
+        raise Http404
+    return match, membership
+
+
+def _manager_access(request: HttpRequest, match_id: int) -> tuple[Match, Membership]:
+    match, membership = _match_access(request, match_id)
+    if not club_selectors.can_manage_members(membership):
+        raise PermissionDenied
+    return match, membership
+
+
+def _flash(request: HttpRequest, exc: ValidationError) -> None:
+    for message in exc.messages:
+        messages.error(request, message)
+
+
+def _form_errors(form, exc: ValidationError) -> None:
+    if hasattr(exc, "error_dict"):
+        for field, errors in exc.message_dict.items():
+            target = field if field in form.fields else None
+            if field == "prize_scheme":
+                target = "prize_values"
+            elif field in ("checkin_opens_at",):
+                target = "checkin_minutes"
+            for error in errors:
+                form.add_error(target, error)
+    else:
+        for error in exc.messages:
+            form.add_error(None, error)
+
+
+# --- lists -----------------------------------------------------------------------------------
+
+
+def _grouped(matches, *, entries_by_match: dict[int, Entry] | None = None) -> list[dict]:
+    entries_by_match = entries_by_match or {}
+    by_state: dict[str, list] = {}
+    for m in matches:
+        entry = entries_by_match.get(m.pk)
+        m.my_status = entry.status if entry else ""
+        m.my_status_label = entry.get_status_display() if entry else ""
+        by_state.setdefault(m.state, []).append(m)
+    groups = []
+    for key, label, states, empty in GROUPS:
+        items = [m for s in states for m in by_state.get(s, [])]
+        if key in ("finished", "cancelled"):
+            items.sort(key=lambda m: m.starts_at, reverse=True)
+        else:
+            items.sort(key=lambda m: m.starts_at)
+        groups.append({"key": key, "label": label, "matches": items, "empty": empty})
+    return groups
+
+
+COUNTED = (EntryStatus.REGISTERED, EntryStatus.CHECKED_IN, EntryStatus.ACTIVE, EntryStatus.OUT)
+
+
+def _with_counts(matches: list[Match]) -> list[Match]:
+    """Set ``entrant_count`` on each match (one query for the whole list)."""
+    counts = dict(
+        Entry.objects.filter(match_id__in=[m.pk for m in matches], status__in=COUNTED)
+        .values("match_id").annotate(n=Count("id")).values_list("match_id", "n")
+    )
+    for m in matches:
+        m.entrant_count = counts.get(m.pk, 0)
+    return matches
+
+
+def _my_entries(user, match_ids) -> dict[int, Entry]:
+    if not user.is_authenticated:
+        return {}
+    return {e.match_id: e for e in Entry.objects.filter(user=user, match_id__in=list(match_ids))}
+
+
+@login_required
+def match_list(request: HttpRequest, club_id: int) -> HttpResponse:
+    club, membership = _club_access(request, club_id)
+    matches = _with_counts(list(selectors.club_matches(club=club)))
+    groups = _grouped(matches, entries_by_match=_my_entries(request.user, [m.pk for m in matches]))
+    context = {
+        "club": club,
+        "membership": membership,
+        "groups": groups,
+        "can_manage": club_selectors.can_manage_members(membership),
+    }
+    return render(request, "matches/list.html", context)
+
+
+@login_required
+def match_mine(request: HttpRequest) -> HttpResponse:
+    entries = list(selectors.my_matches(user=request.user))
+    matches = _with_counts([e.match for e in entries])
+    groups = [g for g in _grouped(matches, entries_by_match={e.match_id: e for e in entries}) if g["matches"]]
+    return render(request, "matches/mine.html", {"groups": groups, "any_match": bool(matches)})
+
+
+# --- the match page --------------------------------------------------------------------------
+
+
+def rules_summary(match: Match) -> list[str]:
+    """The snapshotted rules in words (what a player wants to know before entering)."""
+    rs = match.ruleset or {}
+    lines = [
+        _("%(preset)s, %(n)s players per table") % {"preset": PRESET_NAMES.get(match.preset, match.preset),
+                                                     "n": match.players},
+        _("Base score %(base)s · %(secs)s seconds per turn") % {"base": match.base_score, "secs": match.turn_seconds},
+        _("At least %(n)s 胡息 to win") % {"n": rs.get("min_huxi", 15)},
+    ]
+    zimo = rs.get("zimo")
+    if zimo == "+1tun":
+        lines.append(_("自摸 adds 1 囤"))
+    elif zimo == "fan":
+        lines.append(_("自摸 counts %(fan)s 番") % {"fan": rs.get("zimo_fan", 2)})
+    if rs.get("discard_win"):
+        lines.append(_("Winning on a discard (放炮) is allowed"))
+    if match.piao_choices:
+        lines.append(_("飘 choices: %(choices)s") % {"choices": "/".join(str(v) for v in match.piao_choices)})
+    if rs.get("players") == 4 or match.players == 4:
+        lines.append(_("Four players: the seat opposite the dealer sits out each hand") if rs.get(
+            "four_player_mode", "sit_out") == "sit_out" else _("Four players: all four are dealt in"))
+    lines.append(_("Match hands move no club points: only the entry fee and the prizes do."))
+    return lines
+
+
+def format_summary(match: Match) -> list[str]:
+    size = match.players
+    if match.format == Format.FIXED:
+        points = "/".join(str(p) for p in match.points_by_rank)
+        lines = [
+            _("%(rounds)s rounds of %(hands)s hands; every round is re-seated by the standings, and two "
+              "players never share a table again while another seating avoids it.")
+            % {"rounds": match.rounds, "hands": match.hands_per_round},
+            _("Match points per table place: %(points)s (players tied on game points share the points of "
+              "their places).") % {"points": points},
+        ]
+        byes = formats.bye_points(match.points_by_rank, size) if len(match.points_by_rank) == size else 0
+        lines.append(
+            _("When the entrants do not fill whole tables, the lowest-placed players who have not had a bye "
+              "sit the round out and score %(bye)s match points.") % {"bye": formats.format_points(byes, size)}
+        )
+        return lines
+    if match.format == Format.ELIMINATION:
+        return [
+            _("Everyone starts with %(chips)s chips and plays one hand per table at a time.")
+            % {"chips": match.elim_start_chips},
+            _("After every hand, players below the line are out. The line starts at %(line)s and rises by "
+              "%(by)s every %(every)s hands (涨底).")
+            % {"line": match.elim_line, "by": match.elim_rise_by, "every": match.elim_rise_every},
+            _("Tables are broken and players re-seated as the field shrinks; when the rest fits one table, "
+              "the final table plays %(hands)s hands for the places.") % {"hands": match.final_hands},
+        ]
+    return [
+        _("Each table plays %(hands)s hands; the top %(top)s of each table advance, until one final table "
+          "plays %(final)s hands for the places.")
+        % {"hands": match.hands_per_round, "top": match.knockout_top, "final": match.final_hands},
+        _("When the players do not fill whole tables, the lowest-placed sit the round out and advance."),
+    ]
+
+
+def tie_breaks(match: Match) -> list[str]:
+    if match.format == Format.ELIMINATION:
+        return [_("Chips"), _("Game points"), _("Best single hand"), _("Earlier registration")]
+    return [_("Match points"), _("Game points"), _("Best single hand"), _("Earlier registration")]
+
+
+def effective_state(match: Match, now) -> str:
+    """The state the clock has already made due (the beat applies it within seconds)."""
+    state = match.state
+    if state == MatchState.DRAFT and now >= match.registration_opens_at:
+        state = MatchState.REGISTERING
+    if state == MatchState.REGISTERING and now >= match.registration_closes_at:
+        state = MatchState.CHECKING_IN
+    return state
+
+
+def entry_options(*, match: Match, entry: Entry | None, membership, balance: int | None, now) -> dict:
+    """Which of register / withdraw / check in the viewer may press now, and why not."""
+    state = effective_state(match, now)
+    options = {"register": False, "withdraw": False, "check_in": False, "why_not": "", "withdraw_note": ""}
+    if match.is_ended:
+        return options
+    if membership is None:
+        options["why_not"] = _("Only members of the club can enter.")
+        return options
+    live = entry is not None and entry.status in (
+        EntryStatus.REGISTERED, EntryStatus.WAITLISTED, EntryStatus.CHECKED_IN, EntryStatus.ACTIVE)
+    if entry is None:
+        if state == MatchState.DRAFT:
+            options["why_not"] = _("Registration opens %(at)s.") % {
+                "at": timezone.localtime(match.registration_opens_at).strftime("%m-%d %H:%M")}
+        elif state != MatchState.REGISTERING:
+            options["why_not"] = _("Registration has closed.")
+        elif match.entry_fee and (balance or 0) < match.entry_fee:
+            options["why_not"] = _("Not enough points: the entry fee is %(fee)s and you have %(balance)s.") % {
+                "fee": match.entry_fee, "balance": balance or 0}
+        else:
+            options["register"] = True
+        return options
+    if not live:
+        if entry.status == EntryStatus.WITHDRAWN and state == MatchState.REGISTERING:
+            options["why_not"] = _("You withdrew from this match; you cannot register again.")
+        return options
+    options["withdraw"] = True
+    if entry.status == EntryStatus.ACTIVE:
+        options["withdraw_note"] = _("Withdraw from the match? 托管 finishes your table; the fee is not refunded.")
+    elif state == MatchState.REGISTERING or entry.status == EntryStatus.WAITLISTED:
+        options["withdraw_note"] = _("Withdraw? Your entry fee is refunded.")
+    else:
+        options["withdraw_note"] = _("Withdraw? Registration has closed: the entry fee is not refunded.")
+    if entry.status in (EntryStatus.REGISTERED, EntryStatus.WAITLISTED) and entry.checked_in_at is None:
+        if match.checkin_opens_at <= now < match.starts_at and state in (MatchState.REGISTERING,
+                                                                         MatchState.CHECKING_IN):
+            options["check_in"] = True
+        elif now < match.checkin_opens_at:
+            options["why_not"] = _("Check-in opens %(at)s, %(n)s minutes before the start.") % {
+                "at": timezone.localtime(match.checkin_opens_at).strftime("%m-%d %H:%M"),
+                "n": int((match.starts_at - match.checkin_opens_at).total_seconds() // 60)}
+    return options
+
+
+def _table_urls(table_ids) -> dict[int, str]:
+    template = reverse("tables:detail", args=[0])[:-2]  # "/tables/" without the id and the slash
+    return {tid: f"{template}{tid}/" for tid in table_ids if tid}
+
+
+def standings_payload(*, match: Match, user, can_watch: bool) -> dict:
+    """The live part of the match page as JSON (the endpoint and the first render share it).
+
+    A constant number of queries whatever the number of entrants (tests/matches/test_views_*)."""
+    rows = selectors.standings(match=match)
+    numbers = dict(
+        MatchTable.objects.filter(match=match, round__number=match.current_round).values_list("table_id", "number")
+    ) if match.current_round else {}
+    urls = _table_urls(numbers)
+    out_rows = []
+    me = None
+    my_table = next((r.current_table_id for r in rows if r.user_id == user.pk and r.state == "active"), None)
+    for r in rows:
+        table_id = r.current_table_id if r.state == "active" else None
+        table = None
+        mine = r.user_id == user.pk
+        if table_id:
+            # Links only to tables the viewer may open: his own, or any for those who may watch.
+            table = {"id": table_id, "number": numbers.get(table_id),
+                     "url": urls.get(table_id) if (can_watch or table_id == my_table) else None}
+        out_rows.append({
+            "rank": r.rank, "user_id": r.user_id, "name": r.name, "match_points": r.match_points,
+            "game_points": r.game_points, "best_hand": r.best_hand, "chips": r.chips,
+            "state": r.state, "status": r.status, "prize": r.prize, "table": table,
+        })
+        if mine:
+            me = {"state": r.state, "status": r.status, "table_id": table_id,
+                  "table_number": numbers.get(table_id), "table_url": urls.get(table_id)}
+    return {
+        "match": match.pk,
+        "state": match.state,
+        "paused": match.paused,
+        "round": match.current_round,
+        "rounds": match.rounds if match.format == Format.FIXED else None,
+        "in_final": match.in_final,
+        "rows": out_rows,
+        "me": me,
+    }
+
+
+@login_required
+def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
+    match, membership = _match_access(request, match_id)
+    now = timezone.now()
+    can_manage = club_selectors.can_manage_members(membership)
+    entry = Entry.objects.filter(match=match, user=request.user).first()
+    balance = None
+    if membership is not None and match.entry_fee:
+        account = ledger_selectors.member_account(club=match.club, user=request.user)
+        balance = account.balance if account else 0
+    entries = list(Entry.objects.filter(match=match).select_related("user").order_by("registered_order"))
+    entrants = [e for e in entries if e.status not in (EntryStatus.WAITLISTED, EntryStatus.WITHDRAWN,
+                                                       EntryStatus.DROPPED, EntryStatus.CANCELLED)]
+    waitlist = [e for e in entries if e.status == EntryStatus.WAITLISTED]
+    payload = standings_payload(match=match, user=request.user, can_watch=can_manage or request.user.is_staff)
+    language = get_language() or "zh-hans"
+    context = {
+        "club": match.club,
+        "match": match,
+        "membership": membership,
+        "can_manage": can_manage,
+        "can_edit": can_manage and effective_state(match, now) == MatchState.DRAFT,
+        "state": effective_state(match, now),
+        "entry": entry,
+        "balance": balance,
+        "options": entry_options(match=match, entry=entry, membership=membership, balance=balance, now=now),
+        "entrants": entrants,
+        "waitlist": waitlist,
+        "prizes": selectors.prize_preview(match=match),
+        "standings": payload,
+        "show_standings": match.state in (MatchState.RUNNING, MatchState.FINISHED),
+        "seatings": selectors.round_seatings(match=match),
+        "rules": rules_summary(match),
+        "format_lines": format_summary(match),
+        "tie_breaks": tie_breaks(match),
+        "recompute": describe_recompute(seed_hex=match.seed, table_size=match.players, language=language)
+        if match.seed_hash else "",
+        "config": {
+            "standingsUrl": reverse("matches:standings", args=[match.pk]),
+            "pollMs": POLL_MS,
+            "state": match.state,
+            "format": match.format,
+            "userId": request.user.pk,
+        },
+        "strings": {
+            "you": _("you"),
+            "tableNo": _("Table %(n)s"),
+            "seated": _("You are seated: your table is ready."),
+            "seatedAt": _("You are seated at table %(n)s."),
+            "roundOf": _("Round %(n)s of %(total)s") if match.format == Format.FIXED else _("Round %(n)s"),
+            "final": _("Final table"),
+            "states": {k: str(v) for k, v in MatchState.choices},
+            "status": {"active": _("In the match"), "out": _("Out"), "withdrawn": _("Withdrawn")},
+            "prize": _("prize %(n)s"),
+            "finalResults": _("Final results"),
+            "prizeHead": _("Prize"),
+        },
+        "now": now,
+    }
+    return render(request, "matches/detail.html", context)
+
+
+@never_cache
+@login_required
+def standings_json(request: HttpRequest, match_id: int) -> JsonResponse:
+    match, membership = _match_access(request, match_id)
+    can_watch = club_selectors.can_manage_members(membership) or request.user.is_staff
+    return JsonResponse(standings_payload(match=match, user=request.user, can_watch=can_watch))
+
+
+# --- create / edit ---------------------------------------------------------------------------
+
+
+@login_required
+def match_form(request: HttpRequest, club_id: int | None = None, match_id: int | None = None) -> HttpResponse:
+    if match_id is not None:
+        match, membership = _manager_access(request, match_id)
+        club = match.club
+        if effective_state(match, timezone.now()) != MatchState.DRAFT:
+            messages.error(request, _("A match can only be edited until registration opens."))
+            return redirect("matches:detail", match_id=match.pk)
+    else:
+        match = None
+        club, membership = _club_access(request, club_id)
+        if not club_selectors.can_manage_members(membership):
+            raise PermissionDenied
+    form = MatchForm(request.POST or None, club=club, match=match)
+    if request.method == "POST" and form.is_valid():
+        try:
+            if match is None:
+                match = services.match_create(club=club, by=request.user, **form.match_fields())
+                messages.success(request, _("Match created."))
+            else:
+                services.match_update(match=match, by=request.user, **form.match_fields())
+                messages.success(request, _("Match saved."))
+        except ValidationError as exc:
+            _form_errors(form, exc)
+        else:
+            return redirect("matches:detail", match_id=match.pk)
+    return render(request, "matches/form.html", {"club": club, "membership": membership, "form": form,
+                                                 "match": match})
+
+
+# --- register / withdraw / check in ----------------------------------------------------------
+
+
+@login_required
+@require_POST
+def entry_action(request: HttpRequest, match_id: int, action: str) -> HttpResponse:
+    match, membership = _match_access(request, match_id)
+    if membership is None:
+        raise PermissionDenied  # staff may look, not play
+    try:
+        if action == "register":
+            entry = services.register(match=match, user=request.user)
+            if entry.status == EntryStatus.WAITLISTED:
+                messages.success(request, _("The match is full: you are on the waitlist."))
+            else:
+                messages.success(request, _("You are registered."))
+        elif action == "withdraw":
+            entry = services.withdraw(match=match, user=request.user)
+            if entry.refunded:
+                messages.success(request, _("You withdrew; your entry fee was refunded."))
+            else:
+                messages.success(request, _("You withdrew from the match."))
+        elif action == "check_in":
+            services.check_in(match=match, user=request.user)
+            messages.success(request, _("Checked in. Stay on this page: your table appears here at the start."))
+    except ValidationError as exc:
+        _flash(request, exc)
+    return redirect("matches:detail", match_id=match.pk)
+
+
+# --- console (owner / admins) ----------------------------------------------------------------
+
+
+@login_required
+def console(request: HttpRequest, match_id: int) -> HttpResponse:
+    match, membership = _manager_access(request, match_id)
+    members = list(Membership.objects.filter(club=match.club).select_related("user").order_by("user__username"))
+    context = {
+        "club": match.club,
+        "match": match,
+        "membership": membership,
+        "not_checked_in": selectors.not_checked_in(match=match),
+        "seatings": selectors.round_seatings(match=match),
+        "pairs": selectors.never_together(club=match.club),
+        "members": members,
+        "cancel_form": CancelForm(),
+        "standings": standings_payload(match=match, user=request.user, can_watch=True),
+    }
+    return render(request, "matches/console.html", context)
+
+
+def _club_user(club: Club, raw) -> object:
+    """A member of this club by id, or 404 (forged ids and other clubs' users are unknown)."""
+    try:
+        user_id = int(raw)
+    except (TypeError, ValueError):
+        raise Http404 from None
+    membership = get_object_or_404(Membership.objects.select_related("user"), club=club, user_id=user_id)
+    return membership.user
+
+
+@login_required
+@require_POST
+def console_action(request: HttpRequest, match_id: int, action: str, pair_id: int | None = None) -> HttpResponse:
+    match, _membership = _manager_access(request, match_id)
+    club = match.club
+    back = redirect("matches:console", match_id=match.pk)
+    try:
+        if action == "pause":
+            services.pause(match=match, by=request.user)
+            messages.success(request, _("Paused: no new hand starts until you resume."))
+        elif action == "resume":
+            services.resume(match=match, by=request.user)
+            messages.success(request, _("Resumed."))
+        elif action == "reseat":
+            user = _club_user(club, request.POST.get("user"))
+            try:
+                number = int(request.POST.get("table_number", ""))
+            except ValueError:
+                raise ValidationError(_("Give a table number.")) from None
+            with_raw = request.POST.get("with_user")
+            with_user = _club_user(club, with_raw) if with_raw else None
+            services.reseat(match=match, by=request.user, user=user, table_number=number, with_user=with_user)
+            messages.success(request, _("%(name)s moved to table %(n)s.") % {"name": user.name, "n": number})
+        elif action == "cancel":
+            form = CancelForm(request.POST)
+            if not form.is_valid():
+                raise ValidationError(_("Say why the match is cancelled."))
+            services.match_cancel(match=match, by=request.user, reason=form.cleaned_data["reason"])
+            messages.success(request, _("The match was cancelled and every entry fee refunded."))
+            return redirect("matches:detail", match_id=match.pk)
+        elif action == "never_add":
+            a, b = _club_user(club, request.POST.get("user_a")), _club_user(club, request.POST.get("user_b"))
+            services.never_together_add(club=club, by=request.user, user_a=a, user_b=b)
+            messages.success(request, _("%(a)s and %(b)s will not be seated together.") % {"a": a.name, "b": b.name})
+        elif action == "never_remove":
+            pair = get_object_or_404(NeverTogether, club=club, pk=pair_id)
+            users = get_user_model().objects.in_bulk([pair.user_a_id, pair.user_b_id])
+            services.never_together_remove(club=club, by=request.user, user_a=users[pair.user_a_id],
+                                           user_b=users[pair.user_b_id])
+            messages.success(request, _("Removed from the list."))
+    except ValidationError as exc:
+        _flash(request, exc)
+    return back

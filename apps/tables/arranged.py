@@ -1,0 +1,113 @@
+"""Arranged tables: a table opened by a service (not by a player) with given users in given seats.
+
+A tables-level service that knows nothing of who arranges it (matches seat their rounds with it).
+The table takes the given rule snapshot and plays ``hands`` hands; every seat is ready at once, so
+the session starts by itself (the piao phase first where the rules have one), and — when a
+``session_policy`` receiver answers ``auto_ready`` for it (signals.py) — each next hand too. A
+player who is absent is treated by the usual deadlines (``play.deadline_fire``: time-outs, then
+托管 after two), so an empty chair never stalls the table.
+
+Everything goes through session.py (``maybe_start``) and services.py (``do_sit``): nothing of the
+session logic is duplicated here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.db import transaction
+
+from apps.clubs.models import Membership
+
+from .context import TableError, lock
+from .models import Seat, Stage, Table, TableStatus
+from .services import do_set_tuoguan, do_sit
+from .session import maybe_start
+
+
+@dataclass(frozen=True)
+class Rules:
+    """The rule snapshot an arranged table takes (what ``table_open`` copies from a template)."""
+
+    preset: str
+    options: dict
+    players: int
+    base_score: int
+    piao_choices: list
+    turn_seconds: int
+    ruleset: dict  # RuleSet.to_json()
+
+
+def arranged_open(*, club, users: list, rules: Rules, hands: int, name: str, template=None,
+                  by=None, practice: bool = False, tuoguan=(), hold: bool = False) -> Table:
+    """Open a table of ``club`` with ``users[i]`` in seat ``i`` and start it.
+
+    ``practice=True``: the hands move no club points (the ledger posts an empty settlement per
+    hand, as for any practice table). ``tuoguan``: user ids whose seats start on 托管 (a player
+    still away). ``hold=True``: everyone is ready but nothing starts until ``arranged_release``.
+    Call inside or outside a transaction; 托管 seats are played after the commit by ``autoplay``
+    (the caller) or, paced, by the deadline beat (their bot deadline is set when the hand deals).
+    """
+    if len(users) != rules.players:
+        raise TableError("bad_seats", f"An arranged table needs exactly {rules.players} players.")
+    ids = [u.pk for u in users]
+    if len(set(ids)) != len(ids):
+        raise TableError("bad_seats", "A player cannot take two seats.")
+    if hands < 1:
+        raise TableError("bad_hands", "A table plays at least one hand.")
+    members = set(Membership.objects.filter(club=club, user_id__in=ids).values_list("user_id", flat=True))
+    if members != set(ids):
+        raise TableError("not_member", "Only members of this club may play here.")
+    with transaction.atomic():
+        table = Table.objects.create(
+            club=club, template=template, name=name[:60], preset=rules.preset, options=dict(rules.options),
+            players=rules.players, base_score=rules.base_score, piao_choices=list(rules.piao_choices or []),
+            hands_per_session=hands, turn_seconds=rules.turn_seconds, fee=0, ruleset=dict(rules.ruleset),
+            practice=practice, created_by=by,
+        )
+        Seat.objects.bulk_create([Seat(table=table, index=i) for i in range(table.players)])
+        ctx = lock(table.pk)
+        ctx.event("table.open", {"name": table.name, "preset": table.preset, "players": table.players,
+                                 "ruleset": table.ruleset, "practice": practice, "by": getattr(by, "pk", None),
+                                 "fee": 0, "fee_payer": table.fee_payer, "arranged": True})
+        away = set(tuoguan)
+        for seat, user in zip(ctx.seats, users, strict=True):
+            do_sit(ctx, seat, user)
+            seat.ready = True
+            ctx.event("seat.ready", {"seat": seat.index})
+            if user.pk in away:
+                do_set_tuoguan(ctx, seat, True)
+        if not hold:
+            maybe_start(ctx)
+        ctx.save()
+    return table
+
+
+def arranged_release(*, table_id: int) -> bool:
+    """Start the next hand of a table whose start was held (``session_policy`` "hold" is over):
+    everyone is ready again and ``maybe_start`` decides. True when a hand (or piao) started."""
+    with transaction.atomic():
+        ctx = lock(table_id)
+        table = ctx.table
+        if not table.is_open or table.stage not in (Stage.SEATING, Stage.SETTLE):
+            return False
+        for seat in ctx.seats:
+            if seat.taken and not seat.ready:
+                seat.ready = True
+                ctx.touch(seat)
+        maybe_start(ctx)
+        ctx.save()
+        return table.stage in (Stage.PIAO, Stage.HAND)
+
+
+def seat_swap_user(*, table_id: int, index: int, user) -> None:
+    """Put ``user`` in seat ``index`` of a table whose session has not started (held: a manual
+    re-seat while the arranger holds it); refused once the table plays."""
+    with transaction.atomic():
+        ctx = lock(table_id)
+        if ctx.table.status != TableStatus.WAITING or ctx.table.stage != Stage.SEATING:
+            raise TableError("not_waiting", "This table has already started.")
+        seat = ctx.seats[index]
+        do_sit(ctx, seat, user)
+        seat.ready = True
+        ctx.save()
