@@ -220,6 +220,18 @@ class AuditAction(models.TextChoices):
     TABLE_DISSOLVE = "table.dissolve", _("dissolved a table")
     TABLE_FORCE_DISSOLVE = "table.force_dissolve", _("force-dissolved a table")
     REPLAY_VIEW = "replay.view", _("viewed a replay")  # apps/replays: an admin or staff, not a player
+    DISPUTE_FILE = "dispute.file", _("filed a dispute")
+    DISPUTE_REVIEW = "dispute.review", _("started reviewing a dispute")
+    DISPUTE_RESOLVE = "dispute.resolve", _("resolved a dispute")
+    COLLUSION_EXPORT = "audit.collusion_export", _("exported the collusion report")
+    MATCH_CREATE = "match.create", _("created a match")
+    MATCH_UPDATE = "match.update", _("edited a match")
+    MATCH_CANCEL = "match.cancel", _("cancelled a match")
+    MATCH_PAUSE = "match.pause", _("paused a match")
+    MATCH_RESUME = "match.resume", _("resumed a match")
+    MATCH_RESEAT = "match.reseat", _("re-seated a match player")
+    NEVER_TOGETHER_ADD = "match.never_together_add", _("kept two members apart at tables")
+    NEVER_TOGETHER_REMOVE = "match.never_together_remove", _("allowed two members at one table again")
 
 
 class AuditLog(models.Model):

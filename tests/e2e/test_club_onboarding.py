@@ -121,10 +121,10 @@ def test_club_onboarding(page, live_server, transactional_db):
 
     # The same page in English.
     page.click("header .lang-switch button")
-    page.wait_for_selector("text=approved a join request")
+    page.wait_for_selector(".audit-entry >> text=approved a join request")
     shot(page, "09_audit_en")
     page.click("header .lang-switch button")  # back to Chinese
-    page.wait_for_selector("text=通过了入群申请")
+    page.wait_for_selector(".audit-entry >> text=通过了入群申请")
 
     # The newcomer now sees the club among his clubs.
     sign_out(page)
