@@ -56,3 +56,22 @@ def make_club(db, make_user):
         return club
 
     return _make
+
+
+CHROMIUM = "/usr/bin/chromium"  # Debian's; Playwright cannot download browsers here
+BROWSER_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+
+
+@pytest.fixture
+def browser():
+    """A headless Debian chromium driven by Playwright (browser tests); skips when either is missing."""
+    from pathlib import Path
+
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"Debian chromium not found at {CHROMIUM}")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+    (Path(__file__).resolve().parents[1] / "test-output").mkdir(exist_ok=True)
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=BROWSER_ARGS)
+        yield b
+        b.close()

@@ -26,21 +26,11 @@ pytestmark = [
 
 
 @pytest.fixture
-def page():
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
-    OUT.mkdir(exist_ok=True)
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-        )
-        context = browser.new_context(
-            viewport={"width": 390, "height": 844}, device_scale_factor=2, locale="zh-CN"
-        )
-        context.set_default_timeout(15000)
-        yield context.new_page()
-        context.close()
-        browser.close()
+def page(browser):
+    context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2, locale="zh-CN")
+    context.set_default_timeout(15000)
+    yield context.new_page()
+    context.close()
 
 
 def shot(page, name: str) -> None:

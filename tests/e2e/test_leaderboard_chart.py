@@ -22,17 +22,6 @@ pytestmark = [
 ]
 
 
-@pytest.fixture
-def browser():
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
-    OUT.mkdir(exist_ok=True)
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM,
-                              args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
-        yield b
-        b.close()
-
-
 def test_points_chart_has_axes_dates_and_values_on_hover(browser, live_server, transactional_db, make_user, make_club):
     from apps.clubs.models import RuleTemplate
     from apps.ledgers.leaderboards import rebuild_club

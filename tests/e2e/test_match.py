@@ -10,14 +10,12 @@ from __future__ import annotations
 
 import os
 import re
-import socket
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
-from test_table_play import CHROMIUM, LATIN_WORD, PASSWORD, WIN_SEED, free_port, sign_in, step
+from e2e_server import serve
+from test_table_play import CHROMIUM, LATIN_WORD, PASSWORD, WIN_SEED, sign_in, step
 
 os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
 
@@ -76,43 +74,13 @@ Match.objects.filter(pk=__MATCH__).update(registration_closes_at=now + timedelta
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     db = tmp_path_factory.mktemp("e2e_match") / "match.sqlite3"
-    env = {**os.environ, "DATABASE_URL": f"sqlite:///{db}", "DEBUG": "true", "REDIS_URL": "",
-           "PYTHONPATH": f"{ROOT}:{ROOT / 'tests' / 'e2e'}", "E2E_TABLE_SEEDS": WIN_SEED}
-    env.pop("DJANGO_SETTINGS_MODULE", None)
-    manage = [sys.executable, str(ROOT / "manage.py")]
-    subprocess.run([*manage, "migrate", "-v0"], cwd=ROOT, env=env, check=True)
-    out = subprocess.run([*manage, "shell", "-c", SEED], cwd=ROOT, env=env, check=True,
-                         capture_output=True, text=True).stdout.strip().splitlines()[-1]
-    club_id, match_id = (int(v) for v in out.split())
-    port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port),
-                             "e2e_asgi:application"], cwd=ROOT, env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.time() + 20
-    while time.time() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-            break
-        except OSError:
-            time.sleep(0.2)
-    def start_soon():
-        subprocess.run([*manage, "shell", "-c", START.replace("__MATCH__", str(match_id))], cwd=ROOT, env=env,
-                       check=True)
+    with serve(db, SEED, E2E_TABLE_SEEDS=WIN_SEED) as (url, seed, shell):
+        club_id, match_id = (int(v) for v in seed.split())
 
-    yield {"url": f"http://127.0.0.1:{port}", "club": club_id, "match": match_id, "start_soon": start_soon}
-    proc.terminate()
-    proc.wait(timeout=10)
+        def start_soon():
+            shell(START.replace("__MATCH__", str(match_id)))
 
-
-@pytest.fixture
-def browser():
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
-    OUT.mkdir(exist_ok=True)
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM,
-                              args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
-        yield b
-        b.close()
+        yield {"url": url, "club": club_id, "match": match_id, "start_soon": start_soon}
 
 
 def sign_in_as(browser, base, username):

@@ -7,19 +7,16 @@ page's box, and sees nothing of the club. Screenshots at 390x844 and 1280x800 in
 
 from __future__ import annotations
 
-import hashlib
 import os
-import socket
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
+from e2e_server import serve
 
 os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
 
-from test_table_play import CHROMIUM, OUT, PASSWORD, ROOT, assert_chinese, free_port, sign_in, step  # noqa: E402
+from test_table_play import CHROMIUM, OUT, PASSWORD, assert_chinese, sign_in, step  # noqa: E402
 
 pytestmark = [
     pytest.mark.e2e,
@@ -45,40 +42,8 @@ print(club.pk)
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     db = tmp_path_factory.mktemp("e2e_replay") / "replay.sqlite3"
-    env = {**os.environ, "DATABASE_URL": f"sqlite:///{db}", "DEBUG": "true", "REDIS_URL": "",
-           "PYTHONPATH": f"{ROOT}:{ROOT / 'tests' / 'e2e'}", "TABLES_BOT_DELAY": "0.05",
-           "E2E_TABLE_SEEDS": hashlib.sha256(b"replay-e2e").hexdigest()}
-    env.pop("DJANGO_SETTINGS_MODULE", None)
-    env.pop("E2E_TABLE_SEEDS", None)
-    manage = [sys.executable, str(ROOT / "manage.py")]
-    subprocess.run([*manage, "migrate", "-v0"], cwd=ROOT, env=env, check=True)
-    club_id = subprocess.run([*manage, "shell", "-c", SEED], cwd=ROOT, env=env, check=True,
-                             capture_output=True, text=True).stdout.strip().splitlines()[-1]
-    port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port),
-                             "e2e_asgi:application"], cwd=ROOT, env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.time() + 20
-    while time.time() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-            break
-        except OSError:
-            time.sleep(0.2)
-    yield {"url": f"http://127.0.0.1:{port}", "club": int(club_id)}
-    proc.terminate()
-    proc.wait(timeout=10)
-
-
-@pytest.fixture
-def browser():
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
-    OUT.mkdir(exist_ok=True)
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM,
-                              args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
-        yield b
-        b.close()
+    with serve(db, SEED, TABLES_BOT_DELAY="0.05") as (url, club_id, _shell):
+        yield {"url": url, "club": int(club_id)}
 
 
 def felt(page) -> str:

@@ -12,13 +12,11 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import socket
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
+from e2e_server import serve
 
 os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
 
@@ -54,47 +52,11 @@ WIN_SEED = hashlib.sha256(b"e2e-win-2270").hexdigest()
 LATIN_WORD = re.compile(r"[A-Za-z]{3,}")
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     db = tmp_path_factory.mktemp("e2e") / "table.sqlite3"
-    env = {**os.environ, "DATABASE_URL": f"sqlite:///{db}", "DEBUG": "true", "REDIS_URL": "",
-           "PYTHONPATH": f"{ROOT}:{ROOT / 'tests' / 'e2e'}", "E2E_TABLE_SEEDS": WIN_SEED}
-    env.pop("DJANGO_SETTINGS_MODULE", None)
-    manage = [sys.executable, str(ROOT / "manage.py")]
-    subprocess.run([*manage, "migrate", "-v0"], cwd=ROOT, env=env, check=True)
-    club_id = subprocess.run([*manage, "shell", "-c", SEED], cwd=ROOT, env=env, check=True,
-                             capture_output=True, text=True).stdout.strip().splitlines()[-1]
-    port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port),
-                             "e2e_asgi:application"], cwd=ROOT, env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.time() + 20
-    while time.time() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-            break
-        except OSError:
-            time.sleep(0.2)
-    yield {"url": f"http://127.0.0.1:{port}", "club": int(club_id)}
-    proc.terminate()
-    proc.wait(timeout=10)
-
-
-@pytest.fixture
-def browser():
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
-    OUT.mkdir(exist_ok=True)
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM,
-                              args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
-        yield b
-        b.close()
+    with serve(db, SEED, E2E_TABLE_SEEDS=WIN_SEED) as (url, club_id, _shell):
+        yield {"url": url, "club": int(club_id)}
 
 
 def sign_in(browser, base: str, username: str):

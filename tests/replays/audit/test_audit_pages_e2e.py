@@ -31,17 +31,6 @@ pytestmark = [
 ]
 
 
-@pytest.fixture
-def browser():
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
-    OUT.mkdir(exist_ok=True)
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM,
-                              args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
-        yield b
-        b.close()
-
-
 def new_page(browser, width=390, height=844):
     context = browser.new_context(viewport={"width": width, "height": height}, device_scale_factor=2,
                                   locale="zh-CN")

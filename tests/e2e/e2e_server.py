@@ -1,0 +1,58 @@
+"""A real Daphne (tests/e2e/e2e_asgi.py) on a fresh SQLite database for the browser tests.
+
+``serve(db, seed_script, **env)`` migrates, runs ``seed_script`` in ``manage.py shell`` (its last
+printed line is returned as ``seed``), starts Daphne on a free port and waits for it; it yields
+``(url, seed, shell)`` where ``shell(script)`` runs more setup against the same database.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+MANAGE = [sys.executable, str(ROOT / "manage.py")]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def serve(db: Path, seed_script: str, **extra_env: str):
+    env = {**os.environ, "DATABASE_URL": f"sqlite:///{db}", "DEBUG": "true", "REDIS_URL": "",
+           "PYTHONPATH": f"{ROOT}:{ROOT / 'tests' / 'e2e'}", **extra_env}
+    env.pop("DJANGO_SETTINGS_MODULE", None)
+    if not extra_env.get("E2E_TABLE_SEEDS"):
+        env.pop("E2E_TABLE_SEEDS", None)
+
+    def shell(script: str) -> str:
+        out = subprocess.run([*MANAGE, "shell", "-c", script], cwd=ROOT, env=env, check=True,
+                             capture_output=True, text=True).stdout.strip().splitlines()
+        return out[-1] if out else ""
+
+    subprocess.run([*MANAGE, "migrate", "-v0"], cwd=ROOT, env=env, check=True)
+    seed = shell(seed_script)
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port),
+                             "e2e_asgi:application"], cwd=ROOT, env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 20
+    while time.time() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+            break
+        except OSError:
+            time.sleep(0.2)
+    try:
+        yield f"http://127.0.0.1:{port}", seed, shell
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
