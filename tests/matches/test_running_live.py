@@ -217,9 +217,9 @@ def test_shared_ip_and_never_together_pairs_are_kept_apart(match_club, make_matc
     club, owner, admin, players = match_club(9)
     now = timezone.now()
     pairs = [(players[0], players[1]), (players[2], players[3]), (players[4], players[5])]
-    for a, b in pairs[:2]:
-        for u in (a, b):
-            SeenAddress.objects.create(user=u, ip=f"10.0.0.{a.pk}", first_seen=now, last_seen=now)
+    for n, (a, b) in enumerate(pairs[:2], start=1):
+        for u in (a, b):  # one address per pair (ids can be large on PostgreSQL: not part of the address)
+            SeenAddress.objects.create(user=u, ip=f"10.0.0.{n}", first_seen=now, last_seen=now)
     # an old shared address (more than 30 days ago) does not count
     for u in (players[6], players[7]):
         SeenAddress.objects.create(user=u, ip="10.9.9.9", first_seen=now - timedelta(days=60),
