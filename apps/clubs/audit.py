@@ -58,9 +58,10 @@ def _value(key: str, value) -> tuple[str, str]:
         return (str(_("yes")) if value else str(_("no"))), ""
     if key == "table":
         return f"#{value}", ""
-    if isinstance(value, dict | list):
-        return ", ".join(f"{k}: {v}" for k, v in value.items()) if isinstance(value, dict) else ", ".join(
-            map(str, value)), ""
+    if isinstance(value, dict):
+        return ", ".join(f"{k}: {v}" for k, v in value.items()), ""
+    if isinstance(value, list):
+        return ", ".join(map(str, value)), ""
     return str(value), ""
 
 

@@ -45,10 +45,14 @@ def table_snapshot(*, table_id: int, viewer: int | None) -> dict[str, Any]:
 
     with transaction.atomic():
         # The row lock makes (table, seats, hand) one consistent read and lets them be cached.
-        ctx = lock(table_id)
-        table, seats, hand, engine_hand, gen = ctx.table, ctx.seats, ctx.hand, ctx.engine_hand, ctx.cache_gen
-        transaction.on_commit(lambda: hand_cache.store(table, hand, engine_hand, gen, seats=seats))
-        return {"seq": table.seq, "state": table_state(table, seats, hand, engine_hand, viewer)}
+        return _snapshot(lock(table_id), viewer)
+
+
+def _snapshot(ctx, viewer: int | None) -> dict[str, Any]:
+    """The locked table's state for ``viewer``; the rows read are cached once the read commits."""
+    table, seats, hand, engine_hand, gen = ctx.table, ctx.seats, ctx.hand, ctx.engine_hand, ctx.cache_gen
+    transaction.on_commit(lambda: hand_cache.store(table, hand, engine_hand, gen, seats=seats))
+    return {"seq": table.seq, "state": table_state(table, seats, hand, engine_hand, viewer)}
 
 
 def viewer_snapshot(*, user, table_id: int) -> dict[str, Any] | None:
@@ -62,11 +66,7 @@ def viewer_snapshot(*, user, table_id: int) -> dict[str, Any] | None:
     with transaction.atomic():
         ctx = lock(table_id)
         access = access_for(user=user, table=ctx.table)
-        if access is None:
-            return None
-        table, seats, hand, engine_hand, gen = ctx.table, ctx.seats, ctx.hand, ctx.engine_hand, ctx.cache_gen
-        transaction.on_commit(lambda: hand_cache.store(table, hand, engine_hand, gen, seats=seats))
-        return {"seq": table.seq, "state": table_state(table, seats, hand, engine_hand, access.seat)}
+        return None if access is None else _snapshot(ctx, access.seat)
 
 
 def club_tables(*, club, include_closed: int = 5) -> dict[str, list[Table]]:

@@ -102,9 +102,7 @@ def table_leave(*, user, table_id: int) -> None:
         seat = check_seated(ctx, user)
         if ctx.table.status != TableStatus.WAITING:
             raise TableError("not_waiting", "You cannot leave a table that has started; ask to dissolve.")
-        seat.user, seat.ready, seat.online = None, False, False
-        ctx.touch(seat)
-        ctx.event("seat.leave", {"seat": seat.index})
+        do_vacate(ctx, seat)
         ctx.save()
 
 
@@ -119,9 +117,7 @@ def seats_vacate(*, user_id: int, club_id: int) -> list[int]:
         seat = next((s for s in ctx.seats if s.user_id == user_id), None)
         if seat is None or ctx.table.status != TableStatus.WAITING:
             continue
-        seat.user, seat.ready, seat.online = None, False, False
-        ctx.touch(seat)
-        ctx.event("seat.leave", {"seat": seat.index, "reason": "not_member"})
+        do_vacate(ctx, seat, reason="not_member")
         ctx.save()
     return ids
 
@@ -153,6 +149,13 @@ def do_sit(ctx: Ctx, seat: Seat, user) -> None:
     seat.user, seat.bot, seat.ready = user, "", False
     ctx.touch(seat)
     ctx.event("seat.join", {"seat": seat.index, "user": user.pk, "name": user.name})
+
+
+def do_vacate(ctx: Ctx, seat: Seat, *, reason: str | None = None) -> None:
+    """The seat's player leaves a waiting table (by himself, or as he is no longer a member)."""
+    seat.user, seat.ready, seat.online = None, False, False
+    ctx.touch(seat)
+    ctx.event("seat.leave", {"seat": seat.index, **({"reason": reason} if reason else {})})
 
 
 def do_add_bot(ctx: Ctx, seat: Seat, kind: str) -> None:
