@@ -2,8 +2,9 @@
 
 Client -> server: ``act`` (with the last ``seq`` seen), ``resync``, ``ready``, ``piao``, ``dissolve``,
 ``tuoguan``. Server -> client: ``state`` (the whole view), ``update`` (events + view), ``error``;
-every message carries ``seq``. A group message holds one redacted copy per viewer; this consumer
-forwards only its own viewer's copy.
+every message carries ``seq``, the viewer's own update number (``outbox.view_seq``). A group
+message holds one redacted copy per viewer that saw something; this consumer forwards only its
+own viewer's copy.
 """
 
 from __future__ import annotations
@@ -115,7 +116,8 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
     async def connect(self) -> None:
         self.user = self.scope.get("user")
         self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
-        self.seq = 0
+        self.seq = 0  # the last update number this socket's viewer was sent (outbox.view_seq)
+        self.view_key = None
         access = await self._access()
         if access is False:
             await self.close(code=CLOSE_NOT_FOUND)
@@ -185,11 +187,14 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
     async def table_update(self, message: dict) -> None:
         key = viewer_key(message["users"].get(str(self.user.pk)))
         view = message["views"].get(key)
-        if view is None:
+        if view is None:  # nothing this viewer may see happened
             return
         if key == "spectator" and not await self._may_watch():
             return
-        self.seq = message["seq"]
+        if key != self.view_key:  # he took or left a seat: another viewer's numbering starts here
+            await self._send_state()
+            return
+        self.seq = message["seqs"][key]
         await self.send(text_data=view)  # the viewer's ``update``, encoded once by the outbox
 
     async def _send_state(self) -> None:
@@ -198,7 +203,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
         if snap is None:
             await self.close(code=CLOSE_FORBIDDEN)
             return
-        self.seq = snap["seq"]
+        self.seq, self.view_key = snap["seq"], viewer_key(snap["viewer"])
         await self.send_json({"type": "state", "seq": snap["seq"], "state": snap["state"]})
 
     async def push_state(self) -> None:

@@ -68,6 +68,10 @@ class Table(models.Model):
     dissolve_votes = models.JSONField(default=dict, blank=True)  # {"seat": bool}
     dissolve_deadline = models.DateTimeField(null=True, blank=True, db_index=True)
     seq = models.PositiveIntegerField(default=0)
+    # The number of the last update each viewer ("0".."3" for seats, "spectator") was sent. Updates
+    # are numbered per viewer, by what that viewer sees: an event hidden from a viewer (another
+    # seat's pass) sends him nothing and leaves no gap, yet a lost update still shows as one.
+    view_seqs = models.JSONField(default=dict, blank=True)
     # Bumped by every table transaction (``Ctx.save``), events or not: the key that tells a server
     # process whether its cached seats and engine hand (hand_cache.py) are still the rows' state.
     rev = models.PositiveBigIntegerField(default=0)
@@ -101,8 +105,8 @@ class Table(models.Model):
     # opens (name, rules, seats' count...). Saving only these keeps the per-move UPDATE small.
     LIVE_FIELDS = (
         "status", "stage", "hands_played", "dealer", "consecutive_draws", "deadline", "deadline_kind",
-        "deadline_info", "dissolve_by", "dissolve_votes", "dissolve_deadline", "seq", "rev", "last_hash",
-        "finished_at",
+        "deadline_info", "dissolve_by", "dissolve_votes", "dissolve_deadline", "seq", "view_seqs", "rev",
+        "last_hash", "finished_at",
     )
 
     @property

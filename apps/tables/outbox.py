@@ -5,6 +5,12 @@ Inside a service transaction (the caller holds the Table row lock) events are co
 ``on_commit`` hook that ``group_send``s one message to ``table.<id>``. That message holds a copy
 per viewer (each seat, and the spectator) already redacted by the engine: it stays inside the
 server, and each consumer forwards to its socket only its own viewer's copy.
+
+Updates are numbered per viewer (``Table.view_seqs``), not by the table's event ``seq``: a viewer
+gets a copy only when the transaction holds an event he may see, numbered one more than his last.
+So another seat's pass (which would tell that seat had an option on the card) sends him nothing and
+leaves no gap in his numbering, while a lost update still shows as a gap. The events in a copy carry
+no table ``seq`` for the same reason.
 """
 
 from __future__ import annotations
@@ -41,6 +47,11 @@ def viewer_key(viewer: int | None) -> str:
     return SPECTATOR if viewer is None else str(viewer)
 
 
+def view_seq(table: Table, viewer: int | None) -> int:
+    """The number of the last update ``viewer`` was sent (what his next action must carry)."""
+    return int((table.view_seqs or {}).get(viewer_key(viewer), 0))
+
+
 class Outbox:
     """Events of one transaction; ``table`` must be locked (select_for_update) by the caller."""
 
@@ -69,9 +80,9 @@ class Outbox:
         table = self.table
         if not self.pending:
             return
+        message = self._message(seats, hand, engine_hand)  # (advances table.view_seqs)
         rows.insert_events([p.row for p in self.pending])
         rows.save_table(table)
-        message = self._message(seats, hand, engine_hand)
         transaction.on_commit(lambda: send_group(table.group_name, message))
         self.pending = []
 
@@ -83,19 +94,23 @@ class Outbox:
         """
         from .presenters import table_state
 
-        from_seq, seq = self.pending[0].row.seq, self.table.seq
         viewers: list[int | None] = [s.index for s in seats] + [None]
-        views = {}
+        view_seqs = dict(self.table.view_seqs or {})
+        views, seqs = {}, {}
         for viewer in viewers:
-            views[viewer_key(viewer)] = json.dumps({
-                "type": "update", "from_seq": from_seq, "seq": seq,
-                "events": [e for p in self.pending if (e := self._event_for(p, viewer)) is not None],
+            events = [e for p in self.pending if (e := self._event_for(p, viewer)) is not None]
+            if not events:  # nothing this viewer may see happened: he is sent nothing
+                continue
+            key = viewer_key(viewer)
+            seqs[key] = view_seqs[key] = int(view_seqs.get(key, 0)) + 1
+            views[key] = json.dumps({
+                "type": "update", "from_seq": seqs[key], "seq": seqs[key], "events": events,
                 "state": table_state(self.table, seats, hand, engine_hand, viewer),
             }, ensure_ascii=False, separators=(",", ":"))
+        self.table.view_seqs = view_seqs
         return {
             "type": "table.update",
-            "from_seq": from_seq,
-            "seq": seq,
+            "seqs": seqs,
             "users": {str(s.user_id): s.index for s in seats if s.user_id},
             "views": views,
         }
@@ -109,8 +124,8 @@ class Outbox:
             # None: the viewer must not even learn that this event happened (another seat's pass
             # would tell that seat had an option on the card).
             event = engine_io.event_for(p.engine_event, viewer)
-            return None if event is None else {"tseq": row.seq, "type": "engine", "event": event}
-        return {"tseq": row.seq, "type": row.type, **row.payload}
+            return None if event is None else {"type": "engine", "event": event}
+        return {"type": row.type, **row.payload}
 
 
 _deferred = threading.local()

@@ -14,6 +14,7 @@ from django.db import transaction
 from . import engine_io
 from .context import Ctx, TableError, lock, now
 from .models import Seat, Stage, TableStatus
+from .outbox import view_seq
 from .services import check_seated, do_set_tuoguan
 from .session import after_engine, bots_paced, deal
 
@@ -30,8 +31,11 @@ def check_act(ctx: Ctx, seat: Seat, seq: Any, wire: Any):
         raise TableError("bad_message", "An action carries the last seq you saw (an integer).")
     # A stale seq first: an action decided on an older view (e.g. sent while another seat's move
     # ended the hand) is refused as out of date, not as "no hand" - the client just resyncs.
-    if seq != table.seq:
-        raise TableError("stale_seq", f"Your view is out of date (seq {seq}, table at {table.seq}).")
+    # ``seq`` counts the updates this seat was sent (``outbox.view_seq``): what others did out of
+    # his sight (a pass) leaves his view, and so his action, current.
+    current = view_seq(table, seat.index)
+    if seq != current:
+        raise TableError("stale_seq", f"Your view is out of date (seq {seq}, yours is at {current}).")
     if table.status != TableStatus.PLAYING or table.stage != Stage.HAND or hand is None or hand.finished:
         raise TableError("no_hand", "No hand is being played.")
     if not isinstance(wire, dict):
@@ -64,7 +68,7 @@ def do_act(ctx: Ctx, seat_index: int, action, *, by: str) -> None:
 
 
 def hand_act(*, user, table_id: int, seq: Any, action: Any, seat: Any = None) -> None:
-    """A player's move. ``seq`` is the last table seq the player saw: a stale one is refused."""
+    """A player's move. ``seq`` is the last update number the player saw: a stale one is refused."""
     with transaction.atomic():
         ctx = lock(table_id)
         mine = check_seated(ctx, user)

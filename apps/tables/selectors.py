@@ -13,6 +13,7 @@ from apps.clubs.selectors import can_manage_tables, membership_for
 
 from . import hand_cache
 from .models import Seat, Table, TableStatus
+from .outbox import view_seq
 from .presenters import table_state
 
 
@@ -40,7 +41,8 @@ def access_for(*, user, table: Table) -> Access | None:
 
 
 def table_snapshot(*, table_id: int, viewer: int | None) -> dict[str, Any]:
-    """``{"seq", "state"}``: the table as ``viewer`` sees it now (one consistent read)."""
+    """``{"seq", "viewer", "state"}``: the table as ``viewer`` sees it now (one consistent read);
+    ``seq`` is the viewer's own update number (``outbox.view_seq``)."""
     from .context import lock
 
     with transaction.atomic():
@@ -52,7 +54,8 @@ def _snapshot(ctx, viewer: int | None) -> dict[str, Any]:
     """The locked table's state for ``viewer``; the rows read are cached once the read commits."""
     table, seats, hand, engine_hand, gen = ctx.table, ctx.seats, ctx.hand, ctx.engine_hand, ctx.cache_gen
     transaction.on_commit(lambda: hand_cache.store(table, hand, engine_hand, gen, seats=seats))
-    return {"seq": table.seq, "state": table_state(table, seats, hand, engine_hand, viewer)}
+    return {"seq": view_seq(table, viewer), "viewer": viewer,
+            "state": table_state(table, seats, hand, engine_hand, viewer)}
 
 
 def viewer_snapshot(*, user, table_id: int) -> dict[str, Any] | None:

@@ -1,5 +1,6 @@
-"""Catch lost updates: each server process checks, every ``TABLES_WATCH_SECONDS``, the ``seq`` of
-the tables its sockets show, in one query, and sends a fresh ``state`` to a socket that is behind.
+"""Catch lost updates: each server process checks, every ``TABLES_WATCH_SECONDS``, the update
+numbers (``Table.view_seqs``, per viewer) of the tables its sockets show, in one query, and sends a
+fresh ``state`` to a socket that is behind its viewer's number.
 
 Group sends are at-most-once (a channel-layer or Redis restart drops them). Without this a socket
 whose update was lost would wait for the next move, or the next deadline, to notice. A socket is
@@ -41,10 +42,11 @@ def unregister(consumer) -> None:
             del _sockets[consumer.table_id]
 
 
-def table_seqs(table_ids: list[int]) -> dict[int, int]:
+def table_seqs(table_ids: list[int]) -> dict[int, dict[str, int]]:
+    """Each table's update numbers per viewer (``Table.view_seqs``)."""
     from .models import Table
 
-    return dict(Table.objects.filter(pk__in=table_ids).values_list("pk", "seq"))
+    return dict(Table.objects.filter(pk__in=table_ids).values_list("pk", "view_seqs"))
 
 
 async def check_once(db_call) -> int:
@@ -54,8 +56,9 @@ async def check_once(db_call) -> int:
     seqs = await db_call(table_seqs)(table_ids=list(_sockets))
     resynced = 0
     for table_id, consumers in list(_sockets.items()):
-        seq = seqs.get(table_id)
+        view_seqs = seqs.get(table_id)
         for consumer in list(consumers):
+            seq = None if view_seqs is None else int(view_seqs.get(consumer.view_key or "", 0))
             if seq is None or consumer.seq >= seq:
                 consumer.behind_since = None
                 continue

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from apps.tables.outbox import view_seq
+
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 CHROMIUM = "/usr/bin/chromium"
@@ -40,7 +42,7 @@ def test_points_chart_has_axes_dates_and_values_on_hover(browser, live_server, t
                 return hand
             seat = eh.to_act()[0]
             action = engine_io.bot_choose(eh, seat, kind="greedy", rng=rng)
-            play.hand_act(user=users[seat], table_id=table.pk, seq=table.seq, action=action.to_wire())
+            play.hand_act(user=users[seat], table_id=table.pk, seq=view_seq(table, seat), action=action.to_wire())
 
     users = [make_user(f"lb{i}", password=PASSWORD, display_name=f"牌友{i}") for i in range(3)]
     club = make_club("排行俱乐部", owner=users[0], members=users[1:])

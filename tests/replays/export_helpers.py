@@ -18,6 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tables"))
 from tables_helpers import current, ready_all  # noqa: E402
 
 from apps.tables import engine_io, play, services, session  # noqa: E402
+from apps.tables.outbox import view_seq
 
 __all__ = ["_deterministic_deals", "play_hand", "play_table", "replay_club", "seat_players"]
 
@@ -31,7 +32,7 @@ def play_hand(table_id: int, users: list, rng: random.Random, kind: str = "greed
             return hand
         seat = eh.to_act()[0]
         action = engine_io.bot_choose(eh, seat, kind=kind, rng=rng)
-        play.hand_act(user=users[seat], table_id=table_id, seq=table.seq, action=action.to_wire())
+        play.hand_act(user=users[seat], table_id=table_id, seq=view_seq(table, seat), action=action.to_wire())
     raise AssertionError("hand did not end")
 
 

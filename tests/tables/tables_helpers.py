@@ -7,6 +7,7 @@ import random
 from apps.tables import engine_io, play, services
 from apps.tables.context import current_hand
 from apps.tables.models import Hand, Table
+from apps.tables.outbox import view_seq
 
 
 def current(table_id: int):
@@ -25,7 +26,7 @@ def play_hand_via_services(table_id: int, users: list, rng: random.Random | None
             return hand
         seat = eh.to_act()[0]
         action = engine_io.bot_choose(eh, seat, kind="random", rng=rng)
-        play.hand_act(user=users[seat], table_id=table_id, seq=table.seq, action=action.to_wire())
+        play.hand_act(user=users[seat], table_id=table_id, seq=view_seq(table, seat), action=action.to_wire())
     raise AssertionError("hand did not end")
 
 

@@ -16,6 +16,7 @@ from tables_helpers import current, ready_all
 
 from apps.tables import engine_io, outbox, play
 from apps.tables.models import Hand, TableEvent
+from apps.tables.outbox import view_seq
 
 CARD_NAMES = [f"s{i}" for i in range(1, 11)] + [f"b{i}" for i in range(1, 11)]
 
@@ -56,7 +57,7 @@ def test_no_message_leaks_hidden_cards(full_table, players, captured, seed, djan
         seat = eh.to_act()[0]
         action = engine_io.bot_choose(eh, seat, kind="random", rng=rng)
         with django_capture_on_commit_callbacks(execute=True):
-            play.hand_act(user=players[seat], table_id=table.pk, seq=table.seq, action=action.to_wire())
+            play.hand_act(user=players[seat], table_id=table.pk, seq=view_seq(table, seat), action=action.to_wire())
         _, hand_after, eh_after = current(full_table.pk)
         assert len(captured) > before, "every move notifies the table"
         for message in captured[before:]:

@@ -12,6 +12,7 @@ from tables_helpers import current, play_hand_via_services, ready_all
 
 from apps.tables import engine_io, hand_cache, play, selectors, tasks
 from apps.tables.models import Seat, Table, TableEvent
+from apps.tables.outbox import view_seq
 
 
 @pytest.mark.django_db(transaction=True)
@@ -21,7 +22,7 @@ def test_rebuild_from_rows_only_and_continue(full_table, players):
     for _ in range(8):
         table, hand, eh = current(full_table.pk)
         seat = eh.to_act()[0]
-        play.hand_act(user=players[seat], table_id=table.pk, seq=table.seq,
+        play.hand_act(user=players[seat], table_id=table.pk, seq=view_seq(table, seat),
                       action=engine_io.bot_choose(eh, seat, rng=rng).to_wire())
     before = [selectors.table_snapshot(table_id=full_table.pk, viewer=v) for v in (0, 1, 2, None)]
     connections.close_all()  # "kill -9": nothing survives but the rows
@@ -70,7 +71,7 @@ def test_time_outs_apply_default_and_two_put_the_seat_on_tuoguan(full_table, pla
             play.deadline_fire(table_id=table.pk, at=table.deadline + timedelta(seconds=1))
         else:
             other = eh.to_act()[0]
-            play.hand_act(user=players[other], table_id=table.pk, seq=table.seq,
+            play.hand_act(user=players[other], table_id=table.pk, seq=view_seq(table, other),
                           action=eh.default_action(other).to_wire())
     seat = Seat.objects.get(table=full_table, index=turn)
     assert seat.tuoguan or hand.status != "playing"

@@ -14,6 +14,7 @@ from apps.engine.dealer import next_dealer
 from apps.tables import dissolve, engine_io, hand_cache, play, services
 from apps.tables.context import TableError
 from apps.tables.models import Hand, Seat, Table, TableEvent
+from apps.tables.outbox import view_seq
 from apps.tables.presenters import table_state
 from apps.tables.selectors import access_for, table_snapshot
 
@@ -47,7 +48,7 @@ def test_piao_window_choices_default_on_timeout_and_settlement(players, make_tem
     state = table_state(Table.objects.get(pk=table.pk), seats, None, None, 0)
     assert state["seats"][1]["piao"] is None and state["seats"][1]["piao_chosen"] is True
     with pytest.raises(TableError):
-        play.hand_act(user=players[0], table_id=table.pk, seq=table.seq, action={"type": "pass"})
+        play.hand_act(user=players[0], table_id=table.pk, seq=view_seq(table, 0), action={"type": "pass"})
     # the deadline passes: the others get the first choice (0), and the hand is dealt
     table = Table.objects.get(pk=table.pk)
     assert play.deadline_fire(table_id=table.pk, at=later(table))
@@ -86,7 +87,7 @@ def test_admin_force_dissolve(full_table, players, club):
         dissolve.table_force_dissolve(user=club.admin_user, table_id=full_table.pk)
     assert closed.value.code == "table_closed"
     with pytest.raises(TableError):
-        play.hand_act(user=players[0], table_id=table.pk, seq=table.seq, action={"type": "pass"})
+        play.hand_act(user=players[0], table_id=table.pk, seq=view_seq(table, 0), action={"type": "pass"})
 
 
 @pytest.mark.django_db
@@ -148,7 +149,7 @@ def test_bots_wait_a_short_paced_deadline(players, template, settings):
             break
         to_act = eh.to_act()
         if 0 in to_act:  # the human: act at once, the bots must then wait their delay
-            play.hand_act(user=players[0], table_id=table.pk, seq=table.seq,
+            play.hand_act(user=players[0], table_id=table.pk, seq=view_seq(table, 0),
                           action=engine_io.bot_choose(eh, 0, kind="random").to_wire())
             table, hand, eh = current(table.pk)
             if hand.status != "playing" or 0 in eh.to_act():
@@ -179,7 +180,7 @@ def test_hand_cache_matches_the_rows_and_rebuilds_on_mismatch(full_table, player
         assert cached is not None, "a committed action leaves its hand in the cache"
         assert cached[1].to_json() == eh.to_json()
         seat = eh.to_act()[0]
-        play.hand_act(user=players[seat], table_id=table.pk, seq=table.seq,
+        play.hand_act(user=players[seat], table_id=table.pk, seq=view_seq(table, seat),
                       action=engine_io.bot_choose(eh, seat, kind="random").to_wire())
     assert hand_cache.stats["hits"] > hits
     # Another process moved the table: our entry is for an older seq and must not be used.
@@ -190,13 +191,13 @@ def test_hand_cache_matches_the_rows_and_rebuilds_on_mismatch(full_table, player
     hand_cache.store(Table(pk=table.pk, seq=table.seq - 1, last_hash=table.last_hash), stale[0], stale[1])
     assert hand_cache.get(Table.objects.get(pk=table.pk)) is None
     seat = eh.to_act()[0]
-    play.hand_act(user=players[seat], table_id=table.pk, seq=table.seq,
+    play.hand_act(user=players[seat], table_id=table.pk, seq=view_seq(table, seat),
                   action=engine_io.bot_choose(eh, seat, kind="random").to_wire())
     table, hand, eh = current(full_table.pk)
     assert hand_cache.get(table)[1].to_json() == eh.to_json()
     # A refused action changes nothing, in the rows and in the cache.
     with pytest.raises(TableError):
-        play.hand_act(user=players[0], table_id=table.pk, seq=table.seq - 1, action={"type": "pass"})
+        play.hand_act(user=players[0], table_id=table.pk, seq=view_seq(table, 0) - 1, action={"type": "pass"})
     assert hand_cache.get(Table.objects.get(pk=table.pk))[1].to_json() == eh.to_json()
 
 

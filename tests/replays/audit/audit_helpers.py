@@ -17,6 +17,7 @@ from apps.engine.rules import resolve_ruleset
 from apps.tables import engine_io
 from apps.tables.chain import GENESIS_HASH, link_hash, seed_commitment
 from apps.tables.models import Hand, Seat, Table, TableEvent
+from apps.tables.outbox import view_seq
 
 RULES = resolve_ruleset("full", {}, players=3)
 
@@ -160,5 +161,5 @@ def play_real_hand(club, users, seed: int = 1) -> Hand:
             return hand
         seat = eh.to_act()[0]
         action = bot_choose(eh, seat, kind="random", rng=rng)
-        play.hand_act(user=users[seat], table_id=table.pk, seq=table.seq, action=action.to_wire())
+        play.hand_act(user=users[seat], table_id=table.pk, seq=view_seq(table, seat), action=action.to_wire())
     raise AssertionError("the hand did not end")
