@@ -49,6 +49,7 @@ LOCAL_APPS = [
     "apps.matches",
     "apps.replays",
     "apps.replays.audit",
+    "apps.embedded",
 ]
 INSTALLED_APPS = DJANGO_APPS + THIRD_PARTY_APPS + LOCAL_APPS
 
@@ -147,7 +148,12 @@ else:
 
 # Seconds a bot or 托管 seat waits before it plays, so people can follow ("0.6,1.2": a random
 # delay in that range; "0": at once). Tests play at once.
-TABLES_BOT_DELAY = [float(x) for x in os.environ.get("TABLES_BOT_DELAY", "0.6,1.2").split(",") if x.strip()]
+TABLES_BOT_DELAY = [float(x) for x in os.environ.get("TABLES_BOT_DELAY", "0.6,1.2").split(",") if x.strip()] or [0.0]
+# Threads per server process that run the table sockets' database calls (apps/tables/consumers.py):
+# tables serialise on their row lock, so on PostgreSQL several tables' actions run side by side.
+# SQLite has one writer: one thread.
+TABLES_DB_THREADS = 1 if DATABASES["default"]["ENGINE"].endswith("sqlite3") else int(
+    os.environ.get("TABLES_DB_THREADS", "8"))
 # How often a server process checks that its table sockets have seen every update (apps/tables/watch.py).
 TABLES_WATCH_SECONDS = float(os.environ.get("TABLES_WATCH_SECONDS", "2"))
 

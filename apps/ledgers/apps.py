@@ -8,7 +8,8 @@ class LedgersConfig(AppConfig):
     verbose_name = _("Ledgers")
 
     def ready(self) -> None:
-        # tables never imports ledgers: we listen to its signal (CONTRACTS.md).
+        # tables never imports ledgers (the import-linter contracts in pyproject.toml): we listen to
+        # its ``hand_finished`` signal instead.
         from . import receivers
 
         receivers.connect()

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import logging
 from functools import partial
 
 from django.db import transaction
-
-logger = logging.getLogger(__name__)
 
 
 def on_hand_finished(sender, hand, **kwargs) -> None:
@@ -23,9 +20,6 @@ def on_hand_finished(sender, hand, **kwargs) -> None:
 
 
 def connect() -> None:
-    try:
-        from apps.tables.signals import hand_finished
-    except ImportError:  # tables not installed (yet): nothing to listen to
-        logger.warning("apps.tables.signals not importable; hand settlement is not wired")
-        return
+    from apps.tables.signals import hand_finished
+
     hand_finished.connect(on_hand_finished, dispatch_uid="ledgers.settle_on_hand_finished")

@@ -28,7 +28,7 @@ LEADERBOARD_DEBOUNCE_SECONDS = 10
 def settle_hand(self, hand_id: int) -> str:
     if not self.request.is_eager:
         # What Django does per request: drop a broken or CONN_MAX_AGE-expired connection (a worker
-        # that reuses connections, see bench_worker.py, would otherwise keep a broken one).
+        # that reuses connections, see config/celery.py, would otherwise keep a broken one).
         close_old_connections()
     outcome = services.settle_hand(hand_id=hand_id)
     if outcome.status == "posted" and outcome.club_id is not None:

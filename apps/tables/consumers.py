@@ -1,4 +1,4 @@
-"""The table socket (thin): authenticate, join ``table.<id>``, dispatch to services, forward updates.
+"""The table socket: authenticate, join ``table.<id>``, dispatch to services, forward updates.
 
 Client -> server: ``act`` (with the last ``seq`` seen), ``resync``, ``ready``, ``piao``, ``dissolve``,
 ``tuoguan``. Server -> client: ``state`` (the whole view), ``update`` (events + view), ``error``;
@@ -13,15 +13,14 @@ import asyncio
 import functools
 import json
 import logging
-import os
 import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from channels.consumer import get_handler_name
-from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
-from django.db import close_old_connections, connection
+from django.conf import settings
+from django.db import close_old_connections
 
 from . import dissolve, play, services, watch
 from .context import TableError
@@ -31,9 +30,10 @@ from .selectors import access_for, viewer_snapshot
 
 log = logging.getLogger(__name__)
 
-# Its own pool: the loop's default executor also serves asyncio internals (getaddrinfo, ...).
-DB_EXECUTOR = ThreadPoolExecutor(max_workers=int(os.environ.get("TABLES_DB_THREADS", "8")),
-                                 thread_name_prefix="tables-db")
+# The sockets' database calls run in this pool, on every backend: the loop's default executor also
+# serves asyncio internals (getaddrinfo, ...), and Channels' single shared sync thread would queue
+# every table behind one another. settings.TABLES_DB_THREADS is 1 on SQLite (one writer).
+DB_EXECUTOR = ThreadPoolExecutor(max_workers=settings.TABLES_DB_THREADS, thread_name_prefix="tables-db")
 
 
 # A client message is a few hundred bytes; anything far larger is refused before it is parsed.
@@ -43,18 +43,12 @@ RESYNC_EVERY = 1.0  # ... and then one per this many seconds
 
 
 def db_call(func):
-    """``func`` run in a worker thread with its own DB connection.
+    """``func`` run in a ``DB_EXECUTOR`` thread with its own DB connection.
 
-    Table services serialise on the Table row lock, so on PostgreSQL several tables' actions run
-    side by side in a thread pool instead of queueing on Channels' single sync thread. SQLite has
-    one writer: there they stay on the shared thread.
+    A plain executor call: asgiref's SyncToAsync machinery (context copies, thread-sensitivity
+    bookkeeping) costs more than these calls need, and DB connections are per thread anyway.
     """
-    if connection.vendor == "sqlite":
-        return database_sync_to_async(func)
-
     async def call(**kwargs):
-        # A plain executor call: asgiref's SyncToAsync machinery (context copies, thread-sensitivity
-        # bookkeeping) costs more than these calls need; DB connections are per thread anyway.
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(DB_EXECUTOR, functools.partial(_in_db_thread, func, kwargs))
 

@@ -1,4 +1,4 @@
-"""Tables, their seats, hands and the hash-chained event log (CONTRACTS.md "apps.tables models").
+"""Tables, their seats, hands and the hash-chained event log.
 
 State lives here, not in a process: a restarted server rebuilds every table from these rows.
 ``Hand.state`` (the engine's ``to_json``) and ``Hand.seed`` before the end are server-side only;

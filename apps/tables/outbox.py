@@ -75,7 +75,7 @@ class Outbox:
         for ev in events:
             self.add("engine", ev.to_wire(), hand=hand, engine_event=ev)
 
-    def flush(self, *, seats: list[Seat], hand: Hand | None, engine_hand: Any, extra_fields=()) -> None:
+    def flush(self, *, seats: list[Seat], hand: Hand | None, engine_hand: Any) -> None:
         """Write the events and the table row, then notify after commit."""
         table = self.table
         if not self.pending:

@@ -4,7 +4,6 @@
 
 from __future__ import annotations
 
-import os
 import random
 import secrets
 from datetime import datetime, timedelta
@@ -19,7 +18,6 @@ from .signals import hand_finished, session_policy, table_finished
 
 CLAIM_SECONDS_MAX = 15
 PIAO_SECONDS = 15
-DEFAULT_BOT_DELAY = (0.6, 1.2)
 
 def maybe_start(ctx: Ctx) -> None:
     """Everyone seated and ready: the session starts (or the next hand does)."""
@@ -107,12 +105,9 @@ def decision_mark(engine_hand) -> int:
 
 
 def bot_delay_range() -> tuple[float, float]:
-    """Seconds a bot or 托管 seat waits before it plays (settings.TABLES_BOT_DELAY: a number or a
-    (min, max) pair; env TABLES_BOT_DELAY="0.6,1.2"). 0 plays at once (inside the same request)."""
-    value = getattr(settings, "TABLES_BOT_DELAY", None)
-    if value is None:
-        raw = os.environ.get("TABLES_BOT_DELAY", "")
-        value = [float(x) for x in raw.split(",") if x.strip()] if raw.strip() else DEFAULT_BOT_DELAY
+    """Seconds a bot or 托管 seat waits before it plays: settings.TABLES_BOT_DELAY, a number or a
+    (min, max) pair (parsed from the environment in settings). 0 plays at once (in the request)."""
+    value = settings.TABLES_BOT_DELAY
     if isinstance(value, int | float):
         return float(value), float(value)
     low, high = (list(value) + list(value))[:2]

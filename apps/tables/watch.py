@@ -23,7 +23,7 @@ _task: asyncio.Task | None = None
 
 
 def interval() -> float:
-    return float(getattr(settings, "TABLES_WATCH_SECONDS", 2.0))
+    return settings.TABLES_WATCH_SECONDS
 
 
 def register(consumer) -> None:

@@ -115,7 +115,7 @@ async def test_websocket_route_table_is_consulted():
 def test_interval_seconds():
     from celery.schedules import schedule
 
-    from apps.clubs.runner import interval_seconds
+    from apps.embedded.runner import interval_seconds
 
     assert interval_seconds(2) == 2.0
     assert interval_seconds(timedelta(minutes=1)) == 60.0
@@ -126,7 +126,7 @@ def test_interval_seconds():
 def test_runner_runs_tasks_by_name_and_survives_errors(caplog):
     from celery import Celery
 
-    from apps.clubs.runner import PeriodicRunner
+    from apps.embedded.runner import PeriodicRunner
 
     app = Celery("runner-test", set_as_current=False)
     calls = []
@@ -161,7 +161,7 @@ def test_runner_runs_tasks_by_name_and_survives_errors(caplog):
 
 @pytest.mark.django_db
 def test_demo_data_is_idempotent():
-    from apps.clubs.demo import DEMO_CLUB, DEMO_PASSWORD, create_demo_data
+    from apps.embedded.demo import DEMO_CLUB, DEMO_PASSWORD, create_demo_data
     from apps.clubs.models import Club, Membership, RuleTemplate
 
     create_demo_data()
@@ -177,7 +177,7 @@ def test_demo_data_is_idempotent():
 def test_serve_command_migrates_seeds_and_serves(monkeypatch):
     from django.core.management import call_command
 
-    from apps.clubs.management.commands import serve
+    from apps.embedded.management.commands import serve
     from apps.clubs.models import Club
 
     served = {}

@@ -34,7 +34,7 @@ async def application(scope, receive, send):
         _runner_started = True
         from django.conf import settings
 
-        from apps.clubs.runner import PeriodicRunner
+        from apps.embedded.runner import PeriodicRunner
 
         runner = PeriodicRunner(getattr(settings, "CELERY_BEAT_SCHEDULE", {}) or {})
         asyncio.get_running_loop().create_task(runner.run_async())

@@ -211,7 +211,7 @@ async def test_embedded_runner_delivers_time_outs_to_open_sockets(full_table, pl
 
     from django.utils import timezone
 
-    from apps.clubs.runner import PeriodicRunner
+    from apps.embedded.runner import PeriodicRunner
 
     socks = [await connect(u, full_table.pk) for u in players]
     await start_hand(socks)

@@ -74,7 +74,7 @@ class Command(BaseCommand):
         parser.add_argument("--workers", type=int, default=1, help="worker processes to start")
         parser.add_argument("--prefetch", type=int, default=4, help="worker --prefetch-multiplier")
         parser.add_argument("--no-reuse-connections", dest="reuse_connections", action="store_false",
-                            help="start workers with -A config (Celery then reconnects to PostgreSQL per task)")
+                            help="workers with CELERY_DB_REUSE_MAX=0 (Celery then reconnects to PostgreSQL per task)")
         parser.add_argument("--batch", type=int, default=500,
                             help="enqueue through a Redis pipeline flushed every N messages (1: one round trip each)")
         parser.add_argument("--kill-at", type=float, default=0.0, help="kill -9 the worker at this fraction")
@@ -145,9 +145,10 @@ class Command(BaseCommand):
 
     def start_worker(self, opts, index: int = 0):
         env = {**os.environ, "CONN_MAX_AGE": os.environ.get("CONN_MAX_AGE", "60")}
+        if not opts["reuse_connections"]:  # Celery's default: a new connection around every task
+            env["CELERY_DB_REUSE_MAX"] = "0"
         log = open(os.environ.get("LEDGER_BENCH_WORKER_LOG", "/tmp/ledger_bench_worker.log"), "ab")
-        app = "apps.ledgers.bench_worker" if opts["reuse_connections"] else "config"
-        cmd = [sys.executable, "-m", "celery", "-A", app, "worker", "-l", "warning",
+        cmd = [sys.executable, "-m", "celery", "-A", "config", "worker", "-l", "warning",
                "-P", opts["pool"], "-c", str(opts["concurrency"]), "-n", f"bench{index}@%h",
                "--without-gossip", "--without-mingle", "--without-heartbeat",
                "--prefetch-multiplier", str(opts["prefetch"]), "-O", "fair"]

@@ -8,8 +8,8 @@ from __future__ import annotations
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
-from . import services
-from .models import Club, Membership, Role, RuleTemplate
+from apps.clubs import services
+from apps.clubs.models import Club, Membership, Role, RuleTemplate
 
 DEMO_CLUB = "演示俱乐部"
 DEMO_PASSWORD = "paohuzi-demo"

@@ -1,6 +1,6 @@
 """An in-process stand-in for Celery beat: runs every CELERY_BEAT_SCHEDULE entry at its interval.
 
-Tasks are looked up by NAME in the Celery app (so clubs never imports tables or ledgers). An
+Tasks are looked up by NAME in the Celery app, as beat does. An
 exception is logged and the loop goes on: a task error never kills the server.
 
 Two ways to run it:

@@ -14,7 +14,7 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
-from apps.clubs.runner import PeriodicRunner
+from apps.embedded.runner import PeriodicRunner
 
 
 class Command(BaseCommand):
@@ -41,7 +41,7 @@ class Command(BaseCommand):
             runner.stop()
 
     def _demo(self) -> None:
-        from apps.clubs.demo import DEMO_CLUB, DEMO_PASSWORD, create_demo_data
+        from apps.embedded.demo import DEMO_CLUB, DEMO_PASSWORD, create_demo_data
 
         rows = create_demo_data()
         self.stdout.write(
@@ -62,7 +62,7 @@ class Command(BaseCommand):
         runner = getattr(self, "runner", None)
         if runner is not None:
             # The runner lives in Daphne's event loop (not a thread): sends from its tasks must reach
-            # the in-memory channel layer, which belongs to that loop. See apps.clubs.runner.
+            # the in-memory channel layer, which belongs to that loop. See apps.embedded.runner.
             from twisted.internet import reactor
 
             reactor.callWhenRunning(lambda: asyncio.get_event_loop().create_task(runner.run_async()))
