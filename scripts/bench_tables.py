@@ -1,0 +1,120 @@
+"""The live tables benchmark behind scripts/bench_tables.sh (see there for the usage).
+
+On a fresh PostgreSQL database and Redis db it starts DAPHNES Daphne processes, runs `manage.py
+loadtest` against them and prints one JSON line: the load tool's figures plus
+``server_cpu_ms_per_action`` (the servers' user+system CPU from /proc, before and after the run,
+divided by the actions the load tool sent), ``client_cpu_ms_per_action`` (the load tool's own CPU),
+each server's peak RSS, and the machine's load average at the end. It stops what it started and drops the
+database, whatever happens.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PY = str(ROOT / ".venv" / "bin" / "python")
+DAPHNE = str(ROOT / ".venv" / "bin" / "daphne")
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(pid: int) -> float:
+    """utime + stime of a process, in seconds (/proc/<pid>/stat fields 14 and 15)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICK
+
+
+def peak_rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return round(int(line.split()[1]) / 1024, 1)
+    return 0.0
+
+
+def wait_port(port: int, timeout: float = 30.0) -> None:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.2)
+    raise SystemExit(f"bench: no server on port {port} after {timeout}s")
+
+
+def psql(*sql: str) -> None:
+    for statement in sql:
+        subprocess.run(["psql", "-h", "127.0.0.1", "-U", "postgres", "-qc", statement], check=True,
+                       stdout=subprocess.DEVNULL, env={**os.environ, "PGOPTIONS": "-c client_min_messages=warning"})
+
+
+def main() -> int:
+    tables = int(sys.argv[1]) if len(sys.argv) > 1 else 100
+    hands = int(sys.argv[2]) if len(sys.argv) > 2 else 1
+    daphnes = int(sys.argv[3]) if len(sys.argv) > 3 else 2
+    spread = os.environ.get("BENCH_SPREAD", "table")
+    base_port = int(os.environ.get("BENCH_PORT", "8840"))
+    db = os.environ.get("BENCH_DB", "paohuzi_bench")
+    redis_db = os.environ.get("BENCH_REDIS_DB", "6")
+    env = {**os.environ,
+           "DATABASE_URL": f"postgres://postgres@127.0.0.1:5432/{db}",
+           "REDIS_URL": f"redis://127.0.0.1:6379/{redis_db}"}
+    log = open(os.environ.get("BENCH_LOG", "/tmp/bench_tables.log"), "ab")
+    psql(f"DROP DATABASE IF EXISTS {db}", f"CREATE DATABASE {db}")
+    subprocess.run(["redis-cli", "-h", "127.0.0.1", "-n", redis_db, "flushdb"], check=True,
+                   stdout=subprocess.DEVNULL)
+    servers: list[subprocess.Popen] = []
+    try:
+        subprocess.run([PY, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
+        ports = [base_port + i for i in range(daphnes)]
+        for port in ports:
+            servers.append(subprocess.Popen([DAPHNE, "-p", str(port), "config.asgi:application"], cwd=ROOT,
+                                            env=env, stdout=log, stderr=log))
+        for port in ports:
+            wait_port(port)
+        time.sleep(1.0)  # startup work (imports, gc.freeze) is not the benchmark's
+        before = [cpu_seconds(p.pid) for p in servers]
+        children_before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        urls = ",".join(f"http://127.0.0.1:{p}" for p in ports)
+        run = subprocess.run([PY, "manage.py", "loadtest", "--url", urls, "--tables", str(tables),
+                              "--hands", str(hands), "--spread", spread], cwd=ROOT, env=env,
+                             capture_output=True, text=True)
+        children_after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        after = [cpu_seconds(p.pid) for p in servers]
+        if run.returncode != 0:
+            sys.stderr.write(run.stdout[-2000:] + run.stderr[-4000:])
+            return 1
+        result = json.loads(run.stdout.strip().splitlines()[-1])
+        actions = max(result["actions"], 1)
+        server_cpu = sum(a - b for a, b in zip(after, before, strict=True))
+        # (the migrate run and the redis-cli finished before children_before was read)
+        client_cpu = ((children_after.ru_utime + children_after.ru_stime)
+                      - (children_before.ru_utime + children_before.ru_stime))
+        result.update({
+            "daphnes": daphnes,
+            "server_cpu_s": round(server_cpu, 2),
+            "server_cpu_ms_per_action": round(server_cpu * 1000 / actions, 3),
+            "client_cpu_ms_per_action": round(client_cpu * 1000 / actions, 3),
+            "server_peak_rss_mb": [peak_rss_mb(p.pid) for p in servers],
+            "loadavg_1_5_15": [round(x, 2) for x in os.getloadavg()],  # at the end of the run
+        })
+        print(json.dumps(result))
+        ok = result["errors"] == 0 and result["verified_hands"] == result["hands"] > 0
+        return 0 if ok else 1
+    finally:
+        for p in servers:
+            p.kill()
+        for p in servers:
+            p.wait()
+        subprocess.run(["redis-cli", "-h", "127.0.0.1", "-n", redis_db, "flushdb"], stdout=subprocess.DEVNULL)
+        psql(f"DROP DATABASE IF EXISTS {db}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

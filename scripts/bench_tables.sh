@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# The live tables benchmark (a command that prints a figure, never a timed test):
+#
+#   scripts/bench_tables.sh TABLES [HANDS] [DAPHNES]        (defaults: 100 1 2)
+#
+# On a fresh PostgreSQL database (paohuzi_bench) and Redis db (6) it starts DAPHNES Daphne
+# processes on 127.0.0.1:8840..., runs `manage.py loadtest --tables TABLES --hands HANDS` against
+# them (BENCH_SPREAD=table|seat, default table) and prints one JSON line: the load tool's figures
+# (latency_ms p50/p95/p99, errors, verified_hands, ...) plus server_cpu_ms_per_action,
+# client_cpu_ms_per_action, server_peak_rss_mb and the load average. It cleans up after itself.
+# Needs PostgreSQL on 127.0.0.1:5432 (user postgres) and Redis on 127.0.0.1:6379.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ -x .venv/bin/python ] || ./dev setup
+exec .venv/bin/python scripts/bench_tables.py "$@"
