@@ -9,6 +9,22 @@ import pytest
 _counter = itertools.count(1)
 
 
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup, django_db_blocker):
+    """pytest-django's, plus: connections are persistent (CONN_MAX_AGE), so threads the tests
+    ran (the sockets' DB_EXECUTOR, asgiref's) still hold some at the end. On PostgreSQL they are
+    ended before the test database is dropped, which would fail while they are open."""
+    yield
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        return
+    with django_db_blocker.unblock(), connection.cursor() as cursor:
+        cursor.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                       "WHERE datname = current_database() AND pid <> pg_backend_pid()")
+    connection.close()
+
+
 @pytest.fixture(autouse=True)
 def _test_settings(settings):
     """Fast password hashing; bots and 托管 play at once instead of after a human-paced delay."""
