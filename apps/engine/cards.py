@@ -22,10 +22,6 @@ RED = frozenset({1, 6, 9, 11, 16, 19})
 IS_RED: tuple[bool, ...] = tuple(c in RED for c in range(KINDS))
 
 
-def is_big(card: int) -> bool:
-    return card >= 10
-
-
 def rank(card: int) -> int:
     """Rank 1..10, ignoring case (伍 and 五 are both 5)."""
     return card % 10 + 1
@@ -55,12 +51,6 @@ def card_name(card: int) -> str:
     's1'
     """
     return NAMES[card]
-
-
-def parse_cards(items: object) -> list[int]:
-    if not isinstance(items, list):
-        raise ValueError("expected a list of cards")
-    return [parse_card(x) for x in items]
 
 
 def names(cards: Iterable[int]) -> list[str]:

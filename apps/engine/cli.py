@@ -21,7 +21,7 @@ def _dump(obj: Any) -> str:
 
 
 def cmd_score(args: argparse.Namespace, out: TextIO) -> int:
-    from .score_io import run_score
+    from .score_requests import run_score
 
     text, code = run_score(sys.stdin.read())
     out.write(text if text.endswith("\n") else text + "\n")
@@ -140,11 +140,11 @@ def cmd_verify(args: argparse.Namespace, out: TextIO) -> int:
 
 def cmd_bench(args: argparse.Namespace, out: TextIO) -> int:
     if args.vectors:
-        from .score_io import run_bench_vectors
+        from .score_requests import run_bench_vectors
 
         try:
             result = run_bench_vectors(args.vectors)
-        except (OSError, ValueError) as exc:  # score_io's BadInput is a ValueError
+        except (OSError, ValueError) as exc:  # score_requests' BadInput is a ValueError
             out.write(_dump({"error": "bad_input", "message": str(exc)}) + "\n")
             return 2
         out.write(_dump(result) + "\n")

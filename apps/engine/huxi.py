@@ -19,9 +19,6 @@ from .cards import IS_RED
 from .groups import Group
 from .rules import RuleSet
 
-YI_ER_SAN = ((0, 1, 2), (10, 11, 12))  # s1 s2 s3 / b1 b2 b3
-ER_QI_SHI = ((1, 6, 9), (11, 16, 19))  # s2 s7 s10 / b2 b7 b10
-
 # Sentence patterns within one case, as rank offsets 0..9: starts 0..7 are consecutive, 8 is 二七十.
 SENTENCE_PATTERNS: tuple[tuple[int, int, int], ...] = tuple((r, r + 1, r + 2) for r in range(8)) + ((1, 6, 9),)
 PATTERN_YI_ER_SAN = 0
@@ -86,3 +83,16 @@ def group_huxi(rs: RuleSet, group: Group) -> int:
 def group_huxi_by_key(key: tuple[bool, bool], kind: str, cards: tuple[int, ...]) -> int:
     """``group_huxi`` for callers that already hold ``table_key(rs)`` (hot paths)."""
     return _huxi(key, kind, cards)
+
+
+def tun_of(rs: RuleSet, huxi: int) -> int:
+    """§9.1 胡息 → tun (the one statement of it): 3xi1tun ``floor((huxi - m) / 3) + 1`` with
+    m = min_huxi, 1xi1tun ``huxi``; never below 1. The fast path reads it from ``RuleContext.tun``.
+
+    >>> from apps.engine.rules import PRESETS
+    >>> [tun_of(PRESETS["full"], h) for h in (15, 17, 18, 21)]
+    [1, 1, 2, 3]
+    """
+    if rs.tun_mode == "1xi1tun":
+        return max(1, huxi)
+    return max(1, (huxi - rs.min_huxi) // 3 + 1)

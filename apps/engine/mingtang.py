@@ -2,6 +2,8 @@
 
 Each family (a preset name, ``RuleSet.mingtang``) is a tuple of ``Mingtang`` rows with
 ``applies(ctx)`` and ``fan(ctx)``; a new 名堂 is a new row, never an edit to a chain of ``if``.
+A row that looks at the big or small count builds its rule with ``_at_least``: ``fan_key`` (the
+fast path's cache key) reads the thresholds off the rows, so adding a row never edits it.
 Three more kinds of effect are ``Bonus`` rows: a 胡息 multiplier before tun (天胡 in full/quanmin),
 a fan multiplier (耍猴) and extra tun (开底有喜). 自摸 as "+1 tun" is handled by the tun step of the
 scorer; 自摸 with fans and 放炮 are common rows of every family.
@@ -14,6 +16,7 @@ from dataclasses import dataclass
 
 from .cards import IS_RED
 from .rules import RuleSet
+from .winning_card import is_zimo
 
 
 @dataclass(slots=True)
@@ -65,6 +68,14 @@ def _const(n: int) -> Fan:
     return lambda ctx: n
 
 
+def _at_least(count: str, n: int) -> Rule:
+    """``ctx.<count> >= n`` for ``count`` "big" or "small"; the rule carries ``(count, n)`` so the
+    fast path's key (``fan_key``) knows from which value on the rows look at that count."""
+    rule = (lambda ctx: ctx.big >= n) if count == "big" else (lambda ctx: ctx.small >= n)
+    rule.count_from = (count, n)  # type: ignore[attr-defined]
+    return rule
+
+
 def _red_in(*values: int) -> Rule:
     allowed = frozenset(values)
     return lambda ctx: ctx.red in allowed
@@ -97,8 +108,8 @@ FULL = (
     Mingtang("wu_hu", "乌胡", _red_in(0), _const(5)),
     DUI_DUI_HU,
     WU_DUI,
-    Mingtang("da_zi_hu", "大字胡", lambda ctx: ctx.big >= 18, lambda ctx: 6 + ctx.big - 18),
-    Mingtang("xiao_zi_hu", "小字胡", lambda ctx: ctx.small >= 16, lambda ctx: 8 + ctx.small - 16),
+    Mingtang("da_zi_hu", "大字胡", _at_least("big", 18), lambda ctx: 6 + ctx.big - 18),
+    Mingtang("xiao_zi_hu", "小字胡", _at_least("small", 16), lambda ctx: 8 + ctx.small - 16),
     HAI_DI,
 )
 
@@ -109,8 +120,8 @@ CHANGSHA = (
     Mingtang("hei_hu", "黑胡", _red_in(0), _const(5)),
     Mingtang("shi_hong", "十红", lambda ctx: ctx.red >= 10, lambda ctx: 2 + ctx.red - 10),
     Mingtang("yi_dian_hong", "一点红", _red_in(1), _const(4)),
-    Mingtang("shi_ba_xiao", "十八小", lambda ctx: ctx.small >= 18, lambda ctx: 5 + ctx.small - 18),
-    Mingtang("shi_ba_da", "十八大", lambda ctx: ctx.big >= 18, lambda ctx: 5 + ctx.big - 18),
+    Mingtang("shi_ba_xiao", "十八小", _at_least("small", 18), lambda ctx: 5 + ctx.small - 18),
+    Mingtang("shi_ba_da", "十八大", _at_least("big", 18), lambda ctx: 5 + ctx.big - 18),
     Mingtang("er_bi", "二比", lambda ctx: ctx.bi == 2, _const(2)),
     Mingtang("san_bi", "三比", lambda ctx: ctx.bi == 3, _const(3)),
     Mingtang("si_bi", "四比", lambda ctx: ctx.bi == 4, _const(4)),
@@ -124,8 +135,8 @@ QUANMIN = (
     Mingtang("hong_wu", "红乌", lambda ctx: ctx.red >= 13, lambda ctx: 5 + ctx.red - 13),
     Mingtang("wu_hu", "乌胡", _red_in(0), _const(6)),
     Mingtang("dui_dui_hu", "对对胡", lambda ctx: ctx.dui_dui, _const(6)),
-    Mingtang("da_zi_hu", "大字胡", lambda ctx: ctx.big >= 18, lambda ctx: 7 + ctx.big - 18),
-    Mingtang("xiao_zi_hu", "小字胡", lambda ctx: ctx.small >= 16, lambda ctx: 9 + ctx.small - 16),
+    Mingtang("da_zi_hu", "大字胡", _at_least("big", 18), lambda ctx: 7 + ctx.big - 18),
+    Mingtang("xiao_zi_hu", "小字胡", _at_least("small", 16), lambda ctx: 9 + ctx.small - 16),
     # 海底: a 平胡 scores fan 6, a 名堂 hand gets +4.
     Mingtang(
         "hai_di", "海底", lambda ctx: ctx.last_card, lambda ctx: 4 if ctx.has_mingtang else 6, is_mingtang=False, late=True
@@ -183,14 +194,21 @@ BONUSES: dict[str, tuple[Bonus, ...]] = {
     ),
 }
 
-# Families whose 名堂 look at the decomposition beyond 对对胡 (比, 双飘): every split is scored.
-NEEDS_EVERY_SPLIT = frozenset({"changsha"})
+
+def _count_from(count: str) -> int:
+    """The least value of ``count`` ("big", "small") any row looks at (rows built with ``_at_least``;
+    no other row looks at it: tests check every family)."""
+    return min(
+        (r.applies.count_from[1] for rows in FAMILIES.values() for r in rows
+         if getattr(r.applies, "count_from", ("", 0))[0] == count),
+        default=81,
+    )
 
 
-# The rows look at ``big`` only from 18 and at ``small`` only from 16 on, at ``reveal_card`` only with
+# The rows look at ``big`` and ``small`` only from these values on, at ``reveal_card`` only with
 # 开底有喜, and at ``dealer`` only for a reveal or natural win (tests check every family): the fast
 # path keys its cache of fans on these values only.
-BIG_FROM, SMALL_FROM = 18, 16
+BIG_FROM, SMALL_FROM = _count_from("big"), _count_from("small")
 
 
 def fan_key(
@@ -201,7 +219,7 @@ def fan_key(
     (对对胡, 比, 双飘), as the arguments of a ``MingtangContext``: equal keys give equal 名堂 and
     bonuses. A draw by the winner or by another player differ only in 自摸, which the rows look at
     only as a fan (``zimo = "fan"``); "+1tun" is the scorer's business."""
-    zimo = win_by in ("self_draw", "natural") or (win_by == "reveal" and dealer)
+    zimo = is_zimo(win_by, dealer)
     return (
         red,
         big if big >= BIG_FROM else 0,
@@ -268,15 +286,3 @@ def bonuses_of(rs: RuleSet, ctx: MingtangContext) -> tuple[tuple[str, str, int],
     if not rows:
         return ()
     return tuple([(b.name, b.effect, b.value(ctx)) for b in rows if b.applies(ctx)])
-
-
-def all_names() -> dict[str, str]:
-    """pinyin → Chinese for every 名堂 and bonus (documentation, UI)."""
-    out: dict[str, str] = {}
-    for rows in list(FAMILIES.values()) + [COMMON]:
-        for row in rows:
-            out.setdefault(row.name, row.chinese)
-    for bonuses in BONUSES.values():
-        for b in bonuses:
-            out.setdefault(b.name, b.chinese)
-    return out

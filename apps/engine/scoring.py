@@ -1,11 +1,12 @@
 """Scoring a win (RULES.md §8, §9.1, §9.2): ``score_win`` (full result) and ``can_win`` (fast test).
 
 The fast path works on packed count vectors (``decompose.py``: 8 bits per card kind in one int);
-the laid groups come packed from a static table (``winning.LAID``: 胡息 under every 胡息 table, the
-偎/碰 a card can upgrade, card counts), so a hand's laid groups are a sum of a few ints.
-The winning card first takes the role §8.2 gives it (the same cases as ``winning.variants``); the
-坎 (never broken) and, at a reveal win, four of a kind held are set aside; the free cards left are
-split into 绞, sentences and the 将 by table look-ups (``SENT_CODE``/``PAIR_CODE``, built with
+the laid groups come packed from a static table (``scoring_tables.LAID``: 胡息 under every 胡息
+table, the 偎/碰 a card can upgrade, card counts), so a hand's laid groups are a sum of a few ints.
+The winning card first takes the role §8.2 gives it (``winning_card.ROLES``, the tabulated
+``card_role`` that ``plain_scoring.variants`` calls); the 坎 (never broken) and, at a reveal win,
+four of a kind held are set aside; the free cards left are split into 绞, sentences and the 将 by
+table look-ups (``SENT_CODE``/``PAIR_CODE``, built with
 ``CASE_SENT``/``CASE_PAIR``), one case at a time once the 绞 are chosen. Among all decompositions
 the engine keeps the one with the highest score, then the highest 胡息 (§8.3). The 名堂 that do not
 depend on the decomposition are computed once per (ruleset, ``mingtang.fan_key``); only 对对胡, 比
@@ -15,7 +16,7 @@ The hot loops avoid what costs most in CPython 3.11: comprehensions over a few i
 function call), ``sum()`` over big ints, dict keys built per call; see ``bench --vectors``.
 
 The chosen decomposition group by group (``ScoreResult.groups``) is built on first read by the plain
-scorer of ``score_detail.py``, which picks the same decomposition; natural wins use that scorer too.
+scorer of ``plain_scoring.py``, which picks the same decomposition; natural wins use that scorer too.
 
 >>> from apps.engine.rules import PRESETS
 >>> from apps.engine.cards import parse_card as p
@@ -31,6 +32,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from operator import attrgetter
 
+from .cards import IS_RED
 from .decompose import (
     ADD_GE1,
     ADD_GE3,
@@ -45,21 +47,13 @@ from .decompose import (
     free_shapes_packed,
 )
 from .groups import Group
+from .huxi import tun_of
 from .mingtang import BIG_FROM as _BIG_FROM
 from .mingtang import SMALL_FROM as _SMALL_FROM
 from .mingtang import MingtangContext, bonuses_of, fan_key, mingtang_of
+from .plain_scoring import _INCOMPLETE_MESSAGE, MAO_HU_HUXI, WIN_BY, ScoreResult, is_zimo, score_win_slow
 from .rules import RuleSet
-from .score_detail import (
-    _INCOMPLETE_MESSAGE,
-    MAO_HU_HUXI,
-    WIN_BY,
-    LazyScoreResult,
-    ScoreResult,
-    is_zimo,
-    score_win_slow,
-    tun_of,
-)
-from .winning import (
+from .scoring_tables import (
     _BY_ID,
     ENC,
     LAID_BY_KIND,
@@ -75,9 +69,23 @@ from .winning import (
     RuleContext,
     laid_bits,
     packed_counts,
-    packed_variants,
     piao_bits,
     rule_context,
+)
+from .winning_card import (
+    JOIN,
+    KAN_TO_FOUR,
+    NO_LAID,
+    PAIR_TO_WEI,
+    PENG_TO_PAO,
+    ROLES,
+    WEI_TO_FOUR,
+)
+from .winning_card import (
+    LAID_PENG as _ROLE_PENG,
+)
+from .winning_card import (
+    LAID_WEI as _ROLE_WEI,
 )
 
 __all__ = ["WIN_BY", "ScoreResult", "can_win", "is_zimo", "score_win", "tun_of"]
@@ -88,6 +96,7 @@ _GE1 = ADD_GE1
 _GE4 = sum(0x7C << (FIELD * c) for c in range(20))  # field + this has its top bit set iff field >= 4
 _SENT_NIB = (NIBBLES * 6, NIBBLES * 5, NIBBLES * 4)  # nibble + these has bit 3 set iff nibble >= 2, 3, 4
 _NIB8 = NIBBLES * 8
+_RED_TOP = sum(0x80 << (FIELD * c) for c in range(20) if IS_RED[c])  # the top bit of each red card's field
 _RED_RANKS = (1, 6, 9)
 _INCOMPLETE = ScoreResult(False, "incomplete", _INCOMPLETE_MESSAGE)
 
@@ -108,7 +117,7 @@ def _laid_packed(rc: RuleContext, groups: Sequence[Group]) -> int:
 
 
 def _laid_sum(rc: RuleContext, groups: Sequence[Group]) -> int:
-    """The laid groups packed (``winning.LAID_*``), adding any group missing from ``rc.laid`` (never
+    """The laid groups packed (``scoring_tables.LAID_*``), adding any group missing from ``rc.laid`` (never
     one of valid input: ``score_win`` sums the table's entries directly)."""
     total = 0
     for key in map(_KIND_CARDS, groups):
@@ -191,14 +200,14 @@ def score_win(
     last_card: bool = False,
     reveal_card: int | None = None,
 ) -> ScoreResult:
-    """Score a candidate win (trusted input: see ``score_io`` for the checked path).
+    """Score a candidate win (trusted input: see ``score_requests`` for the checked path).
 
     ``hand`` is the hidden hand before the winning card (for ``natural``: the whole dealt hand, the
     dealer's reveal card included, and ``win_card`` None). Forced actions caused by the winning card
     (RULES.md §8.2) are applied here.
 
     One function on purpose (it is the hot path): the winning card's role (§8.2, as
-    ``winning.packed_variants``), the 坎 set aside all at once, the case look-ups and the scoring.
+    ``packed_variants``), the 坎 set aside all at once, the case look-ups and the scoring.
     """
     if win_card is None or win_by == "natural":
         return score_win_slow(rs, hand, groups, win_card, win_by, dealer, last_card, reveal_card)
@@ -209,7 +218,7 @@ def score_win(
     for c in hand:  # an explicit loop: cheaper than sum() over a few big ints
         hp += enc[c]
     lp = _laid_packed(rc, groups)
-    if rc.split_path or win_by == "reveal":
+    if rc.every_split or win_by == "reveal":  # ``_score_split`` looks at every split
         return _score_split(rc, hand, groups, win_card, win_by, dealer, last_card, reveal_card, hp, lp)
     # §8.2: the winning card's role. Each shape: (fixed 胡息, hand counts, cards, groups, 将?, kept field).
     sh = FIELD * win_card
@@ -220,27 +229,26 @@ def score_win(
     four = 1 if lp & LAID_FOUR_MASK else 0
     n_laid = len(groups)
     # A laid 偎/臭偎 (bit LAID_WEI) or 碰 (bit LAID_PENG) of the winning card, from one shift.
+    # Its ``winning_card.LAID_*`` index from the same bits: 偎 (bit 0) → 1, 碰 (bit 20) → 2.
     upgrade = (lp >> win_card) & _WEI_PENG if held < 2 else 0
-    if held == 3:
-        wb = 3 << sh
-        shapes = ((fixed + rc.same["ti" if win_by == "self_draw" else "pao"][win_card], h - wb, n - 3, n_laid + 1, 1, 0),)
-    elif upgrade & _WEI:
-        same = rc.same
-        shapes = ((fixed + same["ti" if win_by == "self_draw" else "pao"][win_card] - same["wei"][win_card], h, n, n_laid, 1, 0),)
-    elif upgrade and win_by != "discard":
-        same = rc.same
+    role, kind = ROLES[win_by][dealer][3 * held + ((upgrade & 1) | (upgrade >> 19 & 2))]
+    same = rc.same
+    if role == JOIN:
+        shapes = ((fixed, h + (1 << sh), n + 1, n_laid, four, 0),)
+    elif role == KAN_TO_FOUR:
+        shapes = ((fixed + same[kind][win_card], h - (3 << sh), n - 3, n_laid + 1, 1, 0),)
+    elif role == WEI_TO_FOUR:
+        shapes = ((fixed + same[kind][win_card] - same["wei"][win_card], h, n, n_laid, 1, 0),)
+    elif role == PENG_TO_PAO:
         shapes = ((fixed + same["pao"][win_card] - same["peng"][win_card], h, n, n_laid, 1, 0),)
-    elif held == 2 and win_by == "self_draw":
-        wb = 2 << sh
-        shapes = ((fixed + rc.same["wei"][win_card], h - wb, n - 2, n_laid + 1, four, 0),)
-    elif held == 2:  # another player's card onto a pair: a 碰, or three free cards
+    elif role == PAIR_TO_WEI:
+        shapes = ((fixed + same["wei"][win_card], h - (2 << sh), n - 2, n_laid + 1, four, 0),)
+    else:  # PAIR_FREE: used whole, a 碰; or the card and the pair are free (the pair's field kept)
         wb = 1 << sh
         shapes = (
-            (fixed + rc.same["peng"][win_card], h - 2 * wb, n - 2, n_laid + 1, four, 0),
+            (fixed + same[kind][win_card], h - 2 * wb, n - 2, n_laid + 1, four, 0),
             (fixed, h + wb, n + 1, n_laid, four, 0xFF << sh),
         )
-    else:
-        shapes = ((fixed, h + (1 << sh), n + 1, n_laid, four, 0),)
     to_win = rc.groups_to_win
     cands = []
     top = -1
@@ -253,7 +261,7 @@ def score_win(
                 return _score_split(rc, hand, groups, win_card, win_by, dealer, last_card, reveal_card, hp, lp)
             ones = k >> 7  # a 1 in the field of each 坎
             held = k.bit_count()
-            fx += ((ones * rc.kan_rev) >> 152) & 0xFF  # their 胡息 (winning.RuleContext.kan_rev)
+            fx += ((ones * rc.kan_rev) >> 152) & 0xFF  # their 胡息 (scoring_tables.RuleContext.kan_rev)
             h -= ones * 3
             n -= 3 * held
             ng += held
@@ -302,6 +310,7 @@ def score_win(
     wbk, dealer_k, zimo_k, zimo_tun = rc.call_keys[win_by][dealer]
     shua = len(hand) == 1 and hand[0] == win_card
     fan_cache = rc.fan_cache
+    tuns = rc.tun
     best_val = None
     for huxi, dui_dui in cands:
         key = (
@@ -309,53 +318,104 @@ def score_win(
             last_card, reveal_card if rc.kai_di else None, shua, dui_dui, 0, 0,
         )
         mingtang, fan, bonuses, mul, tun_add = fan_cache.get(key) or _fans(rc, key)
-        # §9.1, as ``_tun``
-        tun = huxi * mul if rc.one_xi_one_tun else (huxi * mul - rs.min_huxi) // 3 + 1
-        if tun < 1:
-            tun = 1
-        tun += tun_add + zimo_tun
+        tun = tuns[huxi * mul] + tun_add + zimo_tun  # §9.1: ``huxi.tun_of``, tabulated
         if best_val is None or (tun * fan, huxi) > best_val[0]:
             best_val = ((tun * fan, huxi), tun, mingtang, fan, bonuses)
     (score, shown), tun, mingtang, fan, bonuses = best_val
-    result = _new(LazyScoreResult)
-    _setattr(result, "__dict__", {
-        "win": True, "reason": None, "message": None, "huxi": shown, "counts": {"red": red, "big": big, "small": small},
-        "tun": tun, "mingtang": mingtang, "fan": fan, "score": score, "bonuses": bonuses,
-        "_args": (rs, tuple(hand), tuple(groups), win_card, win_by, dealer, last_card, reveal_card),
-    })
-    return result
+    return ScoreResult(  # as ``_lazy_win``, inline (hot path)
+        True, None, None, shown, None, {"red": red, "big": big, "small": small}, tun, mingtang, fan, score, bonuses,
+        [(rs, tuple(hand), tuple(groups), win_card, win_by, dealer, last_card, reveal_card)],
+    )
 
 
-_new = object.__new__
-_setattr = object.__setattr__
-_WEI, _WEI_PENG = 1 << LAID_WEI, 1 << LAID_WEI | 1 << LAID_PENG
-
-
-def _tun(rc: RuleContext, huxi: int, mul: int, extra: int) -> int:
-    """§9.1: 胡息 (× the 天胡 multiplier) → tun, never below 1, plus 自摸/开底有喜 tun."""
-    if rc.one_xi_one_tun:
-        return max(1, huxi * mul) + extra
-    return max(1, (huxi * mul - rc.rs.min_huxi) // 3 + 1) + extra
+_WEI_PENG = 1 << LAID_WEI | 1 << LAID_PENG
+# The role index above reads the laid 偎 at bit 0 and the 碰 at bit 20 as ``winning_card.LAID_*`` 1, 2.
+assert (LAID_WEI, LAID_PENG, _ROLE_WEI, _ROLE_PENG, NO_LAID) == (0, 20, 1, 2, 0)
 
 
 def _lazy_win(best_val: tuple, red: int, big: int, small: int, args: tuple) -> ScoreResult:
     """The best candidate as a result whose group detail is built only when read."""
     (score, shown), tun, mingtang, fan, bonuses = best_val
     rs, hand, groups, *rest = args
-    result = object.__new__(LazyScoreResult)
-    result.__dict__.update(
-        win=True, reason=None, message=None, huxi=shown, counts={"red": red, "big": big, "small": small},
-        tun=tun, mingtang=mingtang, fan=fan, score=score, bonuses=bonuses,
-        _args=(rs, tuple(hand), tuple(groups), *rest),
+    return ScoreResult(
+        True, None, None, shown, None, {"red": red, "big": big, "small": small}, tun, mingtang, fan, score, bonuses,
+        [(rs, tuple(hand), tuple(groups), *rest)],
     )
-    return result
 
 
 def _below_min(top: int, min_huxi: int) -> ScoreResult:
-    return ScoreResult._fast(
-        win=False, reason="huxi_below_min", message=f"{top} 胡息 is below the minimum of {min_huxi}",
-        huxi=top, groups=(), counts={}, tun=0, mingtang=(), fan=0, score=0, bonuses=(),
-    )
+    return ScoreResult(False, "huxi_below_min", f"{top} 胡息 is below the minimum of {min_huxi}", top)
+
+
+def packed_variants(rc: RuleContext, h: int, n: int, lp: int, n_laid: int, card: int, win_by: str, dealer: bool) -> list:
+    """The ways the winning card counts (§8.2, by ``winning_card.ROLES``, as
+    ``plain_scoring.variants``) with the right group count: (fixed 胡息, free counts packed, 将
+    needed, all-red groups among the formed group and the 坎, number of free cards besides the 将).
+    ``h``: the hand packed (``ENC``), ``n`` cards; ``lp``: the laid groups packed (``LAID``)."""
+    same = rc.same
+    sh = FIELD * card
+    wb = 1 << sh
+    held = (h >> sh) & 0xFF
+    fixed = (lp >> rc.laid_huxi) & 0xFF
+    four = 1 if lp & LAID_FOUR_MASK else 0
+    formed = 0
+    upgrade = (lp >> card) & _WEI_PENG if held < 2 else 0  # as in ``score_win``
+    role, kind = ROLES[win_by][dealer][3 * held + ((upgrade & 1) | (upgrade >> 19 & 2))]
+    if role == JOIN:
+        h += wb
+        n += 1
+    elif role == KAN_TO_FOUR:
+        fixed += same[kind][card]
+        h -= 3 * wb
+        n -= 3
+        four = formed = 1
+    elif role == WEI_TO_FOUR:
+        fixed += same[kind][card] - same["wei"][card]
+        four = 1
+    elif role == PENG_TO_PAO:
+        fixed += same["pao"][card] - same["peng"][card]
+        four = 1
+    elif role == PAIR_TO_WEI:
+        fixed += same["wei"][card]
+        h -= 2 * wb
+        n -= 2
+        formed = 1
+    else:  # PAIR_FREE: used whole, a 碰; or three free cards
+        out = packed_shape(rc, fixed + same[kind][card], h - 2 * wb, n - 2, n_laid + 1, four, 0, IS_RED[card])
+        free = packed_shape(rc, fixed, h + wb, n + 1, n_laid, four, 0xFF << sh, 0)
+        return out + free
+    if (h + _GE3) & _TOP:
+        return packed_shape(rc, fixed, h, n, n_laid + formed, four, 0, formed and IS_RED[card])
+    nf = n - 2 * four  # no 坎: the common case, inline
+    if nf >= 0 and nf % 3 == 0 and n_laid + formed + nf // 3 + four == rc.groups_to_win:
+        return [(fixed, h, four, formed and IS_RED[card], nf)]
+    return []
+
+
+def packed_shape(rc: RuleContext, fx: int, h: int, n: int, groups: int, need: int, keep: int, red_groups: int) -> list:
+    """Set the 坎 (and four of a kind held) aside, all at once; check the number of groups (§8.1)."""
+    k = ((h + _GE3) & _TOP) & ~keep
+    if k:
+        k4 = (h + _GE4) & k  # four of a kind held (reveal and natural wins only)
+        ones = k >> 7
+        held = k.bit_count()
+        if k4:
+            fours = k4 >> 7
+            n4 = k4.bit_count()
+            fx += (((ones - fours) * rc.kan_rev) >> 152 & 0xFF) + ((fours * rc.ti_rev) >> 152 & 0xFF)
+            h -= ones * 3 + fours
+            n -= 3 * held + n4
+            need = 1
+        else:
+            fx += ((ones * rc.kan_rev) >> 152) & 0xFF
+            h -= ones * 3
+            n -= 3 * held
+        groups += held
+        red_groups += (k & _RED_TOP).bit_count()
+    nf = n - 2 * need
+    if nf >= 0 and nf % 3 == 0 and groups + nf // 3 + need == rc.groups_to_win:
+        return [(fx, h, need, red_groups, nf)]
+    return []
 
 
 def _score_split(
@@ -409,7 +469,7 @@ def _score_split(
         if mao_hu and huxi == 0:
             shown = MAO_HU_HUXI
             bonuses += (("mao_hu", "huxi", MAO_HU_HUXI),)
-        tun = _tun(rc, shown, mul, tun_add + zimo_tun)
+        tun = rc.tun[shown * mul] + tun_add + zimo_tun  # §9.1: ``huxi.tun_of``, tabulated
         if best_val is None or (tun * fan, shown) > best_val[0]:
             best_val = ((tun * fan, shown), tun, mingtang, fan, bonuses)
     return _lazy_win(best_val, red, big, small, (rs, hand, groups, win_card, win_by, dealer, last_card, reveal_card))

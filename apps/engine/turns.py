@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from .actions import HU, PASS, PENG, Action
 from .cards import cards_of, counts_of, names
-from .claims import Claim
+from .claim_options import discard_claim, draw_claim
+from .claim_resolution import Claim
 from .events import Event
 from .groups import Group
 from .huxi import group_huxi
-from .offers import discard_claim, draw_claim
 from .prefilter import may_complete
 from .rules import RuleSet
 from .scoring import can_win, score_win
@@ -352,7 +352,7 @@ class HandState:
         last_card: bool = False,
         discarder: int | None = None,
     ) -> None:
-        """Score the win (only now: offers use the fast ``can_win``) and end the hand."""
+        """Score the win (only now: claim_options.py uses the fast ``can_win``) and end the hand."""
         score = score_win(
             self.rs, cards_of(hand), groups, card, win_by,
             dealer=seat == self.dealer, last_card=last_card, reveal_card=self.reveal,
@@ -368,4 +368,4 @@ class HandState:
             self.result["discarder"] = discarder
 
 
-_PLAIN_CAN_WIN = HandState._can_win  # a test may replace it: offers.py then always asks it
+_PLAIN_CAN_WIN = HandState._can_win  # a test may replace it: claim_options.py then always asks it

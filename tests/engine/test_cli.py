@@ -175,3 +175,12 @@ def test_the_readme_examples_run() -> None:
 
     result = doctest.testfile(str(ROOT / "apps" / "engine" / "README.md"), module_relative=False)
     assert result.attempted >= 10 and result.failed == 0
+
+
+def test_readme_module_table_lists_every_engine_module() -> None:
+    from pathlib import Path
+
+    engine = Path(__file__).resolve().parents[2] / "apps" / "engine"
+    rows = [line for line in (engine / "README.md").read_text().splitlines() if line.startswith("| `")]
+    listed = {line.split("`")[1] for line in rows if line.split("`")[1].endswith(".py")}
+    assert listed == {p.name for p in engine.glob("*.py")}

@@ -1,4 +1,4 @@
-"""The ``score`` command's JSON contract (ENGINE_CLI.md) through ``score_io``; no Django."""
+"""The ``score`` command's JSON contract (ENGINE_CLI.md) through ``score_requests``; no Django."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from bench_vectors import make_vectors
 
-from apps.engine.score_io import run_bench_vectors, run_score
+from apps.engine.score_requests import run_bench_vectors, run_score
 
 EXAMPLE_IN = {
     "preset": "full", "options": {}, "players": 3,
@@ -109,8 +109,8 @@ def test_bench_vectors_are_deterministic_and_valid(tmp_path: Path) -> None:
     assert result["evaluations"] == 200 and result["per_second"] > 0
 
 
-def test_score_io_never_imports_django() -> None:
-    code = "import sys, apps.engine.score_io, apps.engine.scoring; print('django' in sys.modules)"
+def test_score_requests_never_imports_django() -> None:
+    code = "import sys, apps.engine.score_requests, apps.engine.scoring; print('django' in sys.modules)"
     root = Path(__file__).resolve().parents[2]
     res = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True)
     assert res.stdout.strip() == "False"

@@ -90,10 +90,10 @@ def test_s9_1_mao_hu_zero_huxi_counts_15() -> None:
 
 
 def test_s4_1_packed_laid_groups_carry_every_huxi_table() -> None:
-    """The scorer's packed laid groups (``winning.LAID``) hold, for each 胡息 table, the 胡息 that
+    """The scorer's packed laid groups (``scoring_tables.LAID``) hold, for each 胡息 table, the 胡息 that
     ``group_huxi`` gives the group (§4.1 and luzhou's table of §10)."""
     from apps.engine.huxi import group_huxi_by_key
-    from apps.engine.winning import LAID, LAID_HUXI, TABLE_KEYS
+    from apps.engine.scoring_tables import LAID, LAID_HUXI, TABLE_KEYS
 
     assert len(LAID) == 20 * 5 + 2 * 9 + 2 * 10
     for (kind, laid_cards), packed in LAID.items():

@@ -130,3 +130,14 @@ def test_s10_quanmin_shua_hou_on_a_whole_hand() -> None:
     groups = ("pao s9 s9 s9 s9", "ti b5 b5 b5 b5", "peng b3 b3 b3", "chi s1 s2 s3", "chi b1 b2 b3", "wei s4 s4 s4")
     r = score("quanmin", "s6", groups, "s6", "other_draw")
     assert r.win and ("shua_hou", "fan_x", 6) in r.bonuses and r.fan % 6 == 0
+
+
+def test_s9_fan_key_thresholds_come_from_the_rows(monkeypatch) -> None:
+    """A new row that looks at ``big`` from 15 on moves the fast path's key with it, no edit to
+    ``fan_key``: the thresholds are read off the rows built with ``_at_least``."""
+    from apps.engine import mingtang
+
+    assert (mingtang.BIG_FROM, mingtang.SMALL_FROM) == (18, 16)
+    row = mingtang.Mingtang("test_big", "测", mingtang._at_least("big", 15), lambda ctx: 1)
+    monkeypatch.setitem(mingtang.FAMILIES, "full", mingtang.FULL + (row,))
+    assert mingtang._count_from("big") == 15 and mingtang._count_from("small") == 16

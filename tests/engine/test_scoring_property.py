@@ -9,7 +9,7 @@ from bench_vectors import make_request
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from apps.engine.score_io import parse_request
+from apps.engine.score_requests import parse_request
 from apps.engine.scoring import can_win, score_win
 
 

@@ -21,7 +21,7 @@ from apps.engine.mingtang import (
     mingtang_of,
 )
 from apps.engine.rules import resolve_ruleset
-from apps.engine.score_io import parse_request
+from apps.engine.score_requests import parse_request
 from apps.engine.scoring import can_win, score_win
 
 _VARIED = [("changsha", {}), ("chenzhou", {"mao_hu": True}), ("quanmin", {"kai_di_you_xi": True}), ("luzhou", {}),

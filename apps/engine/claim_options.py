@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from .actions import HU, PASS, PENG, Action, sort_actions
 from .chi import chi_options, may_chi
-from .claims import Claim
+from .claim_resolution import Claim
 from .prefilter import may_complete
 
 if TYPE_CHECKING:
@@ -22,7 +22,6 @@ if TYPE_CHECKING:
 
 _JOINS = ("wei", "chou_wei", "peng")  # laid groups a 4th card joins
 _WEI = ("wei", "chou_wei")
-_HU_PASS = (HU, PASS)
 
 # chi_options' option tuple -> its 吃 actions in canonical order.
 _CHI_ACTIONS: dict[tuple, tuple[Action, ...]] = {}

@@ -171,14 +171,14 @@ def run_bench_vectors(path: str) -> dict[str, Any]:
     request, in this process (its caches start as they are: run it in a fresh process). There is no
     cache keyed on a whole request: ``distinct_vectors`` says how many different requests were
     scored. The static tables (the case tables of ``decompose.py``, the packed laid groups of
-    ``winning.py``) are built at import, before the timed loop; their build time is reported as
+    ``scoring_tables.py``) are built at import, before the timed loop; their build time is reported as
     ``table_build_seconds``. The garbage collector is run once before the loop, so that collecting
     the objects left by reading the requests is not timed; it stays enabled during the loop.
     ``score_win`` returns the full result; the group-by-group decomposition of a win
     (``ScoreResult.groups``) is built when first read, which this loop does not do.
     """
     from .decompose import BUILD_SECONDS
-    from .winning import BUILD_SECONDS as LAID_BUILD_SECONDS
+    from .scoring_tables import BUILD_SECONDS as LAID_BUILD_SECONDS
 
     with open(path, encoding="utf-8") as fh:
         data = json.load(fh)
