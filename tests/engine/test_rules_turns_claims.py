@@ -1,4 +1,4 @@
-"""Rules review: the turn cycle, claims, 吃/比 and 臭 (RULES.md §4.2, §5, §6, §7, §11.4, §11.6)."""
+"""Rules: the turn cycle, claims, 吃/比 and 臭 (RULES.md §4.2, §5, §6, §7, §11.4, §11.6)."""
 
 from __future__ import annotations
 

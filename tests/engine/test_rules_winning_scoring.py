@@ -1,4 +1,4 @@
-"""Rules review: winning hands, 胡息 → tun, 名堂 and settlement (RULES.md §3.3, §8, §9, §10, §11.15)."""
+"""Rules: winning hands, 胡息 → tun, 名堂 and settlement (RULES.md §3.3, §8, §9, §10, §11.15)."""
 
 from __future__ import annotations
 

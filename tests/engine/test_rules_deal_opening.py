@@ -1,4 +1,4 @@
-"""Rules review: the deal, the opening and the count rule (RULES.md §2, §3, §5.6)."""
+"""Rules: the deal, the opening and the count rule (RULES.md §2, §3, §5.6)."""
 
 from __future__ import annotations
 
