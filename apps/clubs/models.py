@@ -163,6 +163,8 @@ class RuleTemplate(models.Model):
     piao_choices = models.JSONField(_("piao choices"), default=list, blank=True)
     hands_per_session = models.PositiveIntegerField(_("hands per session"), default=8)
     turn_seconds = models.PositiveIntegerField(_("turn time limit (seconds)"), default=15)
+    # Seconds a player has to answer a claim (吃/碰/胡/pass); tables snapshot it.
+    claim_seconds = models.PositiveIntegerField(_("claim time limit (seconds)"), default=15)
     # Points paid to the club account per hand (桌费); 0: no fee. Tables snapshot both fields.
     fee = models.PositiveIntegerField(_("table fee per hand"), default=0)
     fee_payer = models.CharField(_("fee paid by"), max_length=8, choices=FeePayer.choices, default=FeePayer.EACH)
@@ -179,6 +181,10 @@ class RuleTemplate(models.Model):
             models.CheckConstraint(condition=Q(hands_per_session__gte=1), name="clubs_template_hands_gte_1"),
             models.CheckConstraint(
                 condition=Q(turn_seconds__gte=5), name="clubs_template_turn_seconds_gte_5"
+            ),
+            models.CheckConstraint(
+                condition=Q(claim_seconds__gte=3) & Q(claim_seconds__lte=120),
+                name="clubs_template_claim_seconds_3_to_120",
             ),
             models.CheckConstraint(
                 condition=Q(players__gte=2) & Q(players__lte=4), name="clubs_template_players_2_to_4"

@@ -296,9 +296,11 @@ TEMPLATE_FIELDS = (
     "piao_choices",
     "hands_per_session",
     "turn_seconds",
+    "claim_seconds",
     "fee",
     "fee_payer",
 )
+CLAIM_SECONDS_DEFAULT = 15  # RuleTemplate.claim_seconds's default
 # A sanity bound, not a policy: keeps a typo from overflowing the integer column.
 MAX_FEE = 10**9
 
@@ -321,6 +323,9 @@ def template_validate(*, fields: dict[str, Any]) -> None:
         errors["hands_per_session"] = _("Hands per session must be at least 1.")
     if not isinstance(fields.get("turn_seconds"), int) or fields["turn_seconds"] < 5:
         errors["turn_seconds"] = _("The turn time limit must be at least 5 seconds.")
+    claim = fields.get("claim_seconds", CLAIM_SECONDS_DEFAULT)  # absent: the model default
+    if isinstance(claim, bool) or not isinstance(claim, int) or not 3 <= claim <= 120:
+        errors["claim_seconds"] = _("The claim time limit must be between 3 and 120 seconds.")
     fee = fields.get("fee", 0)  # absent: the model default (no fee)
     if isinstance(fee, bool) or not isinstance(fee, int) or fee < 0:
         errors["fee"] = _("The table fee cannot be negative; 0 means no fee.")

@@ -2,8 +2,9 @@
 
 The engine is the single source of the amounts (``settle_amounts`` fed with the finished hand's
 stored engine result, equal to ``settle`` of the replayed hand); this module only maps seats to
-accounts: a score line and a piao line per playing seat, nothing for a 4-player sit_out sitter,
-no score or piao for a draw (荒庄), nothing at all for a practice table.
+accounts: a score line and a piao line per playing seat (never a line of amount 0: no "飘 0"),
+nothing for a 4-player sit_out sitter, no score or piao for a draw (荒庄), nothing at all for a
+practice table.
 
 The table's fee (桌费; RULES.md §9.3: "tables may charge a fee; not part of the rules") goes into
 the same transaction: per paying seat a ``fee`` line of −fee on the player's account and one of
@@ -183,9 +184,12 @@ def hand_settlement(
             user_id = seat_users[seat]
             # a bot seat on a real table: the club account plays it
             account_id = house() if user_id is None else accounts[user_id]
-            out.lines.append(Line(account_id, score.get(seat, 0), EntryKind.SCORE, seat))
-            out.lines.append(Line(account_id, piao.get(seat, 0), EntryKind.PIAO, seat))
-    for seat in payers:
+            # No line of amount 0 (a piao of 0, a seat the 放炮 rule lets off): an absent line is 0
+            # to every reader (balances, boards, the hand verifier's per-kind sums).
+            for amount, kind in ((score.get(seat, 0), EntryKind.SCORE), (piao.get(seat, 0), EntryKind.PIAO)):
+                if amount:
+                    out.lines.append(Line(account_id, amount, kind, seat))
+    for seat in payers if fee else ():
         out.lines.append(Line(accounts[seat_users[seat]], -fee, EntryKind.FEE, seat))
         out.lines.append(Line(house(), fee, EntryKind.FEE, seat))
     if payers:

@@ -407,19 +407,13 @@ def match_cancel(*, match: Match, by, reason: str, now=None) -> Match:
 
 
 def _cancel(match: Match, *, reason: str, by=None) -> None:
-    from apps.tables.context import lock as table_lock
-    from apps.tables.dissolve import do_dissolve
-
     open_tables = list(MatchTable.objects.filter(match=match, table__status__in=[TableStatus.WAITING,
                                                                                  TableStatus.PLAYING])
                        .values_list("table_id", flat=True))
     match.state, match.cancel_reason, match.finished_at = MatchState.CANCELLED, reason, timezone.now()
     match.save(update_fields=["state", "cancel_reason", "finished_at"])
     for table_id in open_tables:
-        ctx = table_lock(table_id)
-        if ctx.table.is_open:
-            do_dissolve(ctx, reason="match_cancelled", by=getattr(by, "pk", None))
-            ctx.save()
+        arranged.arranged_dissolve(table_id=table_id, reason="match_cancelled", by_id=getattr(by, "pk", None))
     entries = list(Entry.objects.filter(match=match))
     for entry in entries:
         _refund(match, entry, reason="cancelled")
@@ -605,7 +599,7 @@ def resume(*, match: Match, by) -> Match:
 
 
 def _release(table_ids: list[int]) -> None:
-    from apps.tables.play import autoplay
+    from apps.tables.unit import autoplay
 
     for table_id in table_ids:
         try:
@@ -818,9 +812,9 @@ def _open_round(match: Match, *, number: int, kind: str, hands: int, players: li
 
 
 def play_tables(table_ids: list[int]) -> None:
-    """Let 托管 seats of these tables play what is due now (``play.autoplay``: a no-op when bots
+    """Let 托管 seats of these tables play what is due now (``unit.autoplay``: a no-op when bots
     are paced, then the deadline beat plays them)."""
-    from apps.tables.play import autoplay
+    from apps.tables.unit import autoplay
 
     for table_id in table_ids:
         try:

@@ -17,6 +17,7 @@ from django.db.models import QuerySet
 from apps.engine import timeline
 from apps.tables.models import Hand, Seat, Table, TableEvent
 from apps.tables.presenters import hand_fees
+from apps.tables.summary import session_summary
 from apps.tables.verify import record_from_rows
 
 from .access import ENDED, MANAGER, ReplayAccess, club_role
@@ -118,7 +119,10 @@ def table_hands(table: Table) -> dict[str, Any]:
             "changes": [changes.get(c["index"], 0) for c in columns],
             "players": [names.get(c["index"]) for c in columns],
         })
-    return {"columns": columns, "rows": rows, "totals": [totals.get(c["index"], 0) for c in columns]}
+    # The 大局 summary of an ended session: the same rows as the table page's (tables.summary).
+    summary = None if table.is_open else session_summary(table, seats)
+    return {"columns": columns, "rows": rows, "totals": [totals.get(c["index"], 0) for c in columns],
+            "summary": summary}
 
 
 def share_codes_for(*, hand: Hand, user, manager: bool | None = None) -> list[ShareCode]:

@@ -7,8 +7,9 @@ the session starts by itself (the piao phase first where the rules have one), an
 player who is absent is treated by the usual deadlines (``play.deadline_fire``: time-outs, then
 托管 after two), so an empty chair never stalls the table.
 
-Everything goes through session.py (``maybe_start``) and services.py (``do_sit``): nothing of the
-session logic is duplicated here.
+Everything goes through the unit of work (unit.py, with ``play=False``: the arranger plays 托管
+seats itself), session.py (``maybe_start``) and transitions.py (``do_sit``): nothing of the session
+logic is duplicated here.
 """
 
 from __future__ import annotations
@@ -19,10 +20,11 @@ from django.db import transaction
 
 from apps.clubs.models import Membership
 
-from .context import TableError, lock
+from .context import TableError
 from .models import Seat, Stage, Table, TableStatus
-from .services import do_set_tuoguan, do_sit
 from .session import maybe_start
+from .transitions import do_dissolve, do_set_tuoguan, do_sit
+from .unit import table_action
 
 
 @dataclass(frozen=True)
@@ -36,6 +38,7 @@ class Rules:
     piao_choices: list
     turn_seconds: int
     ruleset: dict  # RuleSet.to_json()
+    claim_seconds: int = 15  # a match has no field of its own: the model default
 
 
 def arranged_open(*, club, users: list, rules: Rules, hands: int, name: str, template=None,
@@ -62,52 +65,61 @@ def arranged_open(*, club, users: list, rules: Rules, hands: int, name: str, tem
         table = Table.objects.create(
             club=club, template=template, name=name[:60], preset=rules.preset, options=dict(rules.options),
             players=rules.players, base_score=rules.base_score, piao_choices=list(rules.piao_choices or []),
-            hands_per_session=hands, turn_seconds=rules.turn_seconds, fee=0, ruleset=dict(rules.ruleset),
+            hands_per_session=hands, turn_seconds=rules.turn_seconds, claim_seconds=rules.claim_seconds,
+            fee=0, ruleset=dict(rules.ruleset),
             practice=practice, created_by=by,
         )
         Seat.objects.bulk_create([Seat(table=table, index=i) for i in range(table.players)])
-        ctx = lock(table.pk)
-        ctx.event("table.open", {"name": table.name, "preset": table.preset, "players": table.players,
-                                 "ruleset": table.ruleset, "practice": practice, "by": getattr(by, "pk", None),
-                                 "fee": 0, "fee_payer": table.fee_payer, "arranged": True})
-        away = set(tuoguan)
-        for seat, user in zip(ctx.seats, users, strict=True):
-            do_sit(ctx, seat, user)
-            seat.ready = True
-            ctx.event("seat.ready", {"seat": seat.index})
-            if user.pk in away:
-                do_set_tuoguan(ctx, seat, True)
-        if not hold:
-            maybe_start(ctx)
-        ctx.save()
+        with table_action(table.pk, play=False) as ctx:
+            ctx.event("table.open", {"name": table.name, "preset": table.preset, "players": table.players,
+                                     "ruleset": table.ruleset, "practice": practice,
+                                     "by": getattr(by, "pk", None), "fee": 0, "fee_payer": table.fee_payer,
+                                     "arranged": True})
+            away = set(tuoguan)
+            for seat, user in zip(ctx.seats, users, strict=True):
+                do_sit(ctx, seat, user)
+                seat.ready = True
+                ctx.event("seat.ready", {"seat": seat.index})
+                if user.pk in away:
+                    do_set_tuoguan(ctx, seat, True)
+            if not hold:
+                maybe_start(ctx)
     return table
 
 
 def arranged_release(*, table_id: int) -> bool:
     """Start the next hand of a table whose start was held (``session_policy`` "hold" is over):
     everyone is ready again and ``maybe_start`` decides. True when a hand (or piao) started."""
-    with transaction.atomic():
-        ctx = lock(table_id)
+    with table_action(table_id, play=False) as ctx:
         table = ctx.table
         if not table.is_open or table.stage not in (Stage.SEATING, Stage.SETTLE):
+            ctx.nothing_changed()
             return False
         for seat in ctx.seats:
             if seat.taken and not seat.ready:
                 seat.ready = True
                 ctx.touch(seat)
         maybe_start(ctx)
-        ctx.save()
         return table.stage in (Stage.PIAO, Stage.HAND)
 
 
 def seat_swap_user(*, table_id: int, index: int, user) -> None:
     """Put ``user`` in seat ``index`` of a table whose session has not started (held: a manual
     re-seat while the arranger holds it); refused once the table plays."""
-    with transaction.atomic():
-        ctx = lock(table_id)
+    with table_action(table_id, play=False) as ctx:
         if ctx.table.status != TableStatus.WAITING or ctx.table.stage != Stage.SEATING:
             raise TableError("not_waiting", "This table has already started.")
         seat = ctx.seats[index]
         do_sit(ctx, seat, user)
         seat.ready = True
-        ctx.save()
+
+
+def arranged_dissolve(*, table_id: int, reason: str, by_id: int | None = None) -> bool:
+    """The arranger ends an open table at once (a cancelled match): its hand is cut short and
+    nothing of it is settled, as for any 解散. False when the table had already closed."""
+    with table_action(table_id, play=False) as ctx:
+        if not ctx.table.is_open:
+            ctx.nothing_changed()
+            return False
+        do_dissolve(ctx, reason=reason, by=by_id)
+        return True

@@ -1,7 +1,8 @@
 """The locked context of one table transaction, and the error every service raises.
 
-``lock(table_id)`` must be called inside ``transaction.atomic()``: it takes the Table row lock
-(``select_for_update``) that serialises every write to a table, then loads its seats and current hand.
+``lock(table_id)`` takes the Table row lock (``select_for_update``) that serialises every write to
+a table, then loads its seats and current hand; ``Ctx.save`` writes what changed. Verbs do not call
+them directly: ``unit.table_action`` does, around the verb's body.
 """
 
 from __future__ import annotations
@@ -38,6 +39,11 @@ class Ctx:
     dirty_seats: set[int] = field(default_factory=set)
     hand_dirty: bool = False
     cache_gen: int = 0  # hand_cache generation seen under the lock (after our own invalidate)
+    unchanged: bool = False  # set by ``nothing_changed``: the unit of work saves nothing
+
+    def nothing_changed(self) -> None:
+        """The verb looked and found nothing to do: no write, no event, no rev bump."""
+        self.unchanged = True
 
     def touch(self, *seats: Seat) -> None:
         self.dirty_seats.update(s.index for s in seats)
@@ -78,7 +84,7 @@ class Ctx:
 
     @property
     def autoplay_due(self) -> bool:
-        """A bot or 托管 seat must decide now (after ``save``): ``play.autoplay`` has work."""
+        """A bot or 托管 seat must decide now (after ``save``): ``unit.autoplay`` has work."""
         hand = self.engine_hand
         return (hand is not None and not hand.finished and self.table.stage == "hand"
                 and any(self.seats[s].autoplay for s in hand.to_act()))

@@ -8,33 +8,24 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from django.db import transaction
-
-from apps.clubs.models import AuditAction
-from apps.clubs.selectors import can_manage_tables, membership_for
-from apps.clubs.services import audit_log
-
-from . import engine_io
-from .context import Ctx, TableError, lock, now
-from .models import HandStatus, TableStatus
-from .services import check_open
-from .session import end_session
-
-DISSOLVE_SECONDS = 60
+from .checks import check_open, may_manage
+from .context import TableError, now
+from .models import TableStatus
+from .session import DISSOLVE_SECONDS
+from .transitions import do_dissolve, do_dissolve_cancel
+from .unit import table_action
 
 
 def dissolve_vote(*, user, table_id: int, vote: bool) -> None:
     if not isinstance(vote, bool):
         raise TableError("bad_message", "A dissolve vote is true or false.")
-    with transaction.atomic():
-        ctx = lock(table_id)
+    with table_action(table_id) as ctx:
         table = ctx.table
         check_open(table)
         seat = ctx.seat_of(user)
         if seat is None:
-            if vote and can_manage_tables(membership_for(user=user, club=table.club)):
+            if vote and may_manage(user=user, table=table):
                 do_dissolve(ctx, reason="admin", by=user.pk)
-                ctx.save()
                 return
             raise TableError("not_seated", "You have no seat at this table.")
         if table.status == TableStatus.WAITING:
@@ -58,40 +49,12 @@ def dissolve_vote(*, user, table_id: int, vote: bool) -> None:
             table.dissolve_votes.get(str(s.index)) for s in ctx.seats
         ):
             do_dissolve(ctx, reason="vote", by=user.pk)
-        ctx.save()
 
 
 def table_force_dissolve(*, user, table_id: int) -> None:
     """A club admin (or the owner) ends a table at once."""
-    with transaction.atomic():
-        ctx = lock(table_id)
+    with table_action(table_id) as ctx:
         check_open(ctx.table)
-        if not can_manage_tables(membership_for(user=user, club=ctx.table.club)):
+        if not may_manage(user=user, table=ctx.table):
             raise TableError("not_allowed", "Only club admins may force a table to dissolve.")
         do_dissolve(ctx, reason="admin", by=user.pk)
-        ctx.save()
-
-
-def do_dissolve_cancel(ctx: Ctx, *, reason: str) -> None:
-    table = ctx.table
-    if table.dissolve_by is None:
-        return
-    table.dissolve_by, table.dissolve_votes, table.dissolve_deadline = None, {}, None
-    ctx.event("dissolve.cancel", {"reason": reason})
-
-
-def do_dissolve(ctx: Ctx, *, reason: str, by: int | None) -> None:
-    hand = ctx.hand
-    if hand is not None and hand.status == HandStatus.PLAYING:
-        hand.status, hand.finished_at = HandStatus.DISSOLVED, now()
-        hand.seed = engine_io.hand_seed_hex(ctx.engine_hand)
-        ctx.hand_dirty = True
-        ctx.event("hand.dissolve", {"number": hand.number, "seed": hand.seed, "seed_hash": hand.seed_hash},
-                  hand=hand)
-    ctx.event("table.dissolve", {"reason": reason, "by": by})
-    table = ctx.table
-    action = AuditAction.TABLE_FORCE_DISSOLVE if reason == "admin" else AuditAction.TABLE_DISSOLVE
-    audit_log(club_id=table.club_id, actor_id=by, action=action,
-              detail={"table": table.pk, "table_name": table.name, "reason": reason,
-                      "hands_played": table.hands_played})
-    end_session(ctx, reason=reason)

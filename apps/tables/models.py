@@ -48,6 +48,7 @@ class Table(models.Model):
     piao_choices = models.JSONField(default=list, blank=True)
     hands_per_session = models.PositiveIntegerField(_("hands per session"), default=8)
     turn_seconds = models.PositiveIntegerField(_("turn seconds"), default=15)
+    claim_seconds = models.PositiveIntegerField(_("claim seconds"), default=15)  # the template's, at opening
     # The template's table fee (桌费) as it was when the table opened; the ledger charges it per hand.
     fee = models.PositiveIntegerField(_("table fee per hand"), default=0)
     fee_payer = models.CharField(_("fee paid by"), max_length=8, choices=FeePayer.choices, default=FeePayer.EACH)
@@ -78,6 +79,11 @@ class Table(models.Model):
     last_hash = models.CharField(max_length=64, default=GENESIS_HASH)
     created_at = models.DateTimeField(default=timezone.now)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # 再来一局: the ended table this one is the rematch of. One-to-one (a unique column): however
+    # many players ask, an ended table has at most one rematch (rematch.py).
+    rematch_of = models.OneToOneField(
+        "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="rematch"
+    )
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -86,6 +92,8 @@ class Table(models.Model):
             models.CheckConstraint(condition=Q(base_score__gte=1), name="tables_base_score_gte_1"),
             models.CheckConstraint(condition=Q(hands_per_session__gte=1), name="tables_hands_gte_1"),
             models.CheckConstraint(condition=Q(fee__gte=0), name="tables_fee_gte_0"),
+            models.CheckConstraint(condition=Q(claim_seconds__gte=3) & Q(claim_seconds__lte=120),
+                                   name="tables_claim_seconds_3_120"),
             models.CheckConstraint(condition=Q(fee_payer__in=FeePayer.values), name="tables_fee_payer_valid"),
             models.CheckConstraint(
                 condition=Q(status__in=["waiting", "playing", "finished", "dissolved"]), name="tables_status_valid"

@@ -68,6 +68,20 @@ def hand_state(hand: Hand, engine_hand: Any, viewer: int | None) -> dict[str, An
     return out
 
 
+def deadline_seconds(table: Table, kind: str) -> int | None:
+    """The full length of a deadline of ``kind``: what a countdown starts from. ``None`` for a bot's
+    deadline alone (a random short delay, no countdown) and for unknown kinds."""
+    from .session import PIAO_SECONDS
+
+    return {"turn": table.turn_seconds, "claim": table.claim_seconds, "piao": PIAO_SECONDS}.get(kind)
+
+
+def _dissolve_seconds() -> int:
+    from .session import DISSOLVE_SECONDS
+
+    return DISSOLVE_SECONDS
+
+
 def table_state(table: Table, seats: list[Seat], hand: Hand | None, engine_hand: Any,
                 viewer: int | None) -> dict[str, Any]:
     """The whole screen of ``viewer``: table, seats, the current (or last) hand, votes, summary."""
@@ -85,12 +99,12 @@ def table_state(table: Table, seats: list[Seat], hand: Hand | None, engine_hand:
         "hands_per_session": table.hands_per_session,
         "hands_played": table.hands_played,
         "turn_seconds": table.turn_seconds,
+        "claim_seconds": table.claim_seconds,
         "dealer": table.dealer,
         "practice": table.practice,
         "created_by": table.created_by_id,
         "deadline": _ms(table.deadline),
         "deadline_kind": table.deadline_kind,
-        "bot_deadline": None,
         "me": viewer,
         "seats": [seat_state(s, show_piao=show_piao or s.index == viewer) for s in seats],
         "fee": 0 if table.practice else table.fee,
@@ -101,20 +115,21 @@ def table_state(table: Table, seats: list[Seat], hand: Hand | None, engine_hand:
     }
     if state["hand"] is not None and state["hand"]["status"] != HandStatus.PLAYING:
         state["hand"]["fees"] = hand_fees(table, hand, engine_hand)
-    human = (table.deadline_info or {}).get("human") if table.deadline_kind == "bot" else None
-    if human:  # a bot is thinking; the countdown people see is the humans' own deadline
-        state["bot_deadline"] = state["deadline"]
-        state["deadline"] = _ms(datetime.fromisoformat(human["at"]))
-        state["deadline_kind"] = human["kind"]
+    info = table.deadline_info or {}
+    if info.get("window"):
+        # A claim window: everyone sees its end, not whose decision (a bot's or a person's) the
+        # table waits for - who holds an option on the card is hidden (RULES.md §6).
+        state["deadline"], state["deadline_kind"] = _ms(datetime.fromisoformat(info["window"])), "claim"
+    state["deadline_seconds"] = deadline_seconds(table, state["deadline_kind"]) if state["deadline"] else None
     if table.dissolve_by is not None:
         state["dissolve"] = {
             "by": table.dissolve_by,
             "votes": table.dissolve_votes,
             "deadline": _ms(table.dissolve_deadline),
+            "seconds": _dissolve_seconds(),
         }
     if table.stage == Stage.OVER:
-        state["summary"] = [
-            {"index": s.index, "name": seat_state(s, show_piao=True)["name"], "total": s.score, "wins": s.wins}
-            for s in seats
-        ]
+        from .summary import session_summary  # the 大局 rows (summary.py), shared with apps/replays
+
+        state["summary"] = session_summary(table, seats)
     return state

@@ -1,10 +1,10 @@
 """A table's life: open, join, bots, ready, piao, deal, settle, next hand, session end.
 
-Every public verb is keyword-only and runs one transaction: lock the Table row
-(``select_for_update``), check (``check_*``), change (``do_*``), append hash-chained events, save,
-and only after commit notify the channel layer (outbox.py). Seats on auto-play (bots, 托管) are
-then played through the same path by ``play.autoplay``. Errors raise ``TableError(code, message)``
-inside the transaction, so they change nothing.
+Every public verb is keyword-only and is one unit of work (unit.py, ``table_action``): check
+(checks.py), change (transitions.py, session.py); the unit saves, appends the hash-chained events,
+publishes after the commit and lets bots and 托管 seats play. Errors raise ``TableError(code,
+message)`` inside the transaction, so they change nothing. Moves in a hand are in play.py, 解散 in
+dissolve.py.
 """
 
 from __future__ import annotations
@@ -14,38 +14,18 @@ from typing import Any
 from django.db import transaction
 
 from apps.clubs.models import AuditAction, RuleTemplate
-from apps.clubs.selectors import membership_for
 from apps.clubs.services import audit_log
 
-from .context import Ctx, TableError, lock
-from .models import Seat, Stage, Table, TableEvent, TableStatus
-from .session import maybe_deal_after_piao, maybe_start, set_play_deadline
+from .checks import check_member, check_open, check_seated, check_waiting
+from .context import TableError
+from .models import Seat, Stage, Table, TableStatus
+from .session import maybe_deal_after_piao, maybe_start
+from .transitions import do_add_bot, do_set_tuoguan, do_sit, do_vacate
+from .unit import table_action
 
 __all__ = ["TableError"]
 
 BOT_KINDS = ("greedy", "random")
-
-
-# ---- checks ------------------------------------------------------------------------------------
-
-
-def check_member(*, user, table: Table):
-    membership = membership_for(user=user, club=table.club)
-    if membership is None:
-        raise TableError("not_member", "Only members of this club may play here.")
-    return membership
-
-
-def check_open(table: Table) -> None:
-    if not table.is_open:
-        raise TableError("table_closed", "This table is closed.")
-
-
-def check_seated(ctx: Ctx, user) -> Seat:
-    seat = ctx.seat_of(user)
-    if seat is None:
-        raise TableError("not_seated", "You have no seat at this table.")
-    return seat
 
 
 # ---- opening, joining, bots --------------------------------------------------------------------
@@ -53,84 +33,91 @@ def check_seated(ctx: Ctx, user) -> Seat:
 
 def table_open(*, user, template: RuleTemplate, practice: bool = False, name: str = "") -> Table:
     """A member opens a table from a rule template and takes seat 0; practice tables fill with bots."""
+    rules = template.ruleset()
+    table = Table(
+        club=template.club, template=template, name=(name or template.name)[:60], preset=template.preset,
+        options=dict(template.options), players=template.players, base_score=template.base_score,
+        piao_choices=list(template.piao_choices or []), hands_per_session=template.hands_per_session,
+        turn_seconds=template.turn_seconds, claim_seconds=template.claim_seconds, fee=template.fee,
+        fee_payer=template.fee_payer,
+        ruleset=rules.to_json(), practice=practice, created_by=user,
+    )
+    return table_create(user=user, table=table, template_name=template.name)
+
+
+def table_create(*, user, table: Table, template_name: str, seating=None, extra: dict | None = None) -> Table:
+    """Save ``table`` (an unsaved rule snapshot, opened by member ``user``) with empty seats, log
+    its opening (``table.open``, the club audit log, both with ``extra``) and seat it: by
+    ``seating(ctx)``, else ``user`` in seat 0 and, on a practice table, bots in the others.
+    The one way a player's table comes to be (``table_open``, the rematch in rematch.py)."""
+    practice = table.practice
     with transaction.atomic():
-        rules = template.ruleset()
-        table = Table(
-            club=template.club, template=template, name=(name or template.name)[:60], preset=template.preset,
-            options=dict(template.options), players=template.players, base_score=template.base_score,
-            piao_choices=list(template.piao_choices or []), hands_per_session=template.hands_per_session,
-            turn_seconds=template.turn_seconds, fee=template.fee, fee_payer=template.fee_payer,
-            ruleset=rules.to_json(), practice=practice, created_by=user,
-        )
         check_member(user=user, table=table)
         table.save()
         Seat.objects.bulk_create([Seat(table=table, index=i) for i in range(table.players)])
-        ctx = lock(table.pk)
-        ctx.event("table.open", {"name": table.name, "preset": table.preset, "players": table.players,
-                                 "ruleset": table.ruleset, "practice": practice, "by": user.pk,
-                                 "fee": table.fee, "fee_payer": table.fee_payer})
-        audit_log(club_id=table.club_id, actor=user, action=AuditAction.TABLE_OPEN,
-                  detail={"table": table.pk, "table_name": table.name, "template": template.name,
-                          "practice": practice})
-        do_sit(ctx, ctx.seats[0], user)
-        if practice:
-            for seat in ctx.seats[1:]:
-                do_add_bot(ctx, seat, "greedy")
-        ctx.save()
+        with table_action(table.pk) as ctx:
+            ctx.event("table.open", {"name": table.name, "preset": table.preset, "players": table.players,
+                                     "ruleset": table.ruleset, "practice": practice, "by": user.pk,
+                                     "fee": table.fee, "fee_payer": table.fee_payer, **(extra or {})})
+            audit_log(club_id=table.club_id, actor=user, action=AuditAction.TABLE_OPEN,
+                      detail={"table": table.pk, "table_name": table.name, "template": template_name,
+                              "practice": practice, **(extra or {})})
+            if seating is not None:
+                seating(ctx)
+            else:
+                do_sit(ctx, ctx.seats[0], user)
+                if practice:
+                    for seat in ctx.seats[1:]:
+                        do_add_bot(ctx, seat, "greedy")
     return table
 
 
 def table_join(*, user, table_id: int, index: int | None = None) -> Seat:
-    with transaction.atomic():
-        ctx = lock(table_id)
+    with table_action(table_id) as ctx:
         check_member(user=user, table=ctx.table)
-        if ctx.table.status != TableStatus.WAITING:
-            raise TableError("not_waiting", "This table has already started.")
+        check_waiting(ctx.table)
         if ctx.seat_of(user) is not None:
             raise TableError("already_seated", "You already have a seat here.")
         free = [s for s in ctx.seats if not s.taken and (index is None or s.index == index)]
         if not free:
             raise TableError("table_full", "No free seat.")
         do_sit(ctx, free[0], user)
-        ctx.save()
         return free[0]
 
 
 def table_leave(*, user, table_id: int) -> None:
-    with transaction.atomic():
-        ctx = lock(table_id)
+    with table_action(table_id) as ctx:
         seat = check_seated(ctx, user)
-        if ctx.table.status != TableStatus.WAITING:
-            raise TableError("not_waiting", "You cannot leave a table that has started; ask to dissolve.")
+        check_waiting(ctx.table, "You cannot leave a table that has started; ask to dissolve.")
         do_vacate(ctx, seat)
-        ctx.save()
 
 
 def seats_vacate(*, user_id: int, club_id: int) -> list[int]:
-    """Free the user's seats at the club's waiting tables (he is no longer a member); the ids."""
+    """Free the user's seats at the club's waiting tables (he is no longer a member); the ids.
+
+    Called inside the clubs transaction that ends the membership: the seats go with it, or neither.
+    """
     ids = list(
         Seat.objects.filter(user_id=user_id, table__club_id=club_id, table__status=TableStatus.WAITING)
         .values_list("table_id", flat=True)
     )
     for table_id in ids:
-        ctx = lock(table_id)
-        seat = next((s for s in ctx.seats if s.user_id == user_id), None)
-        if seat is None or ctx.table.status != TableStatus.WAITING:
-            continue
-        do_vacate(ctx, seat, reason="not_member")
-        ctx.save()
+        with table_action(table_id) as ctx:
+            seat = next((s for s in ctx.seats if s.user_id == user_id), None)
+            if seat is None or ctx.table.status != TableStatus.WAITING:
+                ctx.nothing_changed()
+                continue
+            do_vacate(ctx, seat, reason="not_member")
     return ids
 
 
 def seat_add_bot(*, user, table_id: int, kind: str = "greedy") -> Seat:
     """The creator of a practice table fills a free seat with a bot."""
-    with transaction.atomic():
-        ctx = lock(table_id)
+    with table_action(table_id) as ctx:
         table = ctx.table
         if not table.practice or table.created_by_id != user.pk:
             raise TableError("not_allowed", "Only the creator of a practice table may add bots.")
-        if table.status != TableStatus.WAITING:
-            raise TableError("not_waiting", "This table has already started.")
+        check_waiting(table)
         if kind not in BOT_KINDS:
             raise TableError("bad_bot", "Unknown bot kind.")
         free = [s for s in ctx.seats if not s.taken]
@@ -138,38 +125,14 @@ def seat_add_bot(*, user, table_id: int, kind: str = "greedy") -> Seat:
             raise TableError("table_full", "No free seat.")
         do_add_bot(ctx, free[0], kind)
         maybe_start(ctx)
-        ctx.save()
-    from .play import autoplay
-
-    autoplay(table_id=table_id)
     return free[0]
-
-
-def do_sit(ctx: Ctx, seat: Seat, user) -> None:
-    seat.user, seat.bot, seat.ready = user, "", False
-    ctx.touch(seat)
-    ctx.event("seat.join", {"seat": seat.index, "user": user.pk, "name": user.name})
-
-
-def do_vacate(ctx: Ctx, seat: Seat, *, reason: str | None = None) -> None:
-    """The seat's player leaves a waiting table (by himself, or as he is no longer a member)."""
-    seat.user, seat.ready, seat.online = None, False, False
-    ctx.touch(seat)
-    ctx.event("seat.leave", {"seat": seat.index, **({"reason": reason} if reason else {})})
-
-
-def do_add_bot(ctx: Ctx, seat: Seat, kind: str) -> None:
-    seat.user, seat.bot, seat.ready, seat.online = None, kind, True, True
-    ctx.touch(seat)
-    ctx.event("seat.bot", {"seat": seat.index, "bot": kind})
 
 
 # ---- ready, piao, presence, 托管 ----------------------------------------------------------------
 
 
 def seat_ready(*, user, table_id: int) -> None:
-    with transaction.atomic():
-        ctx = lock(table_id)
+    with table_action(table_id) as ctx:
         check_open(ctx.table)
         seat = check_seated(ctx, user)
         if ctx.table.stage == Stage.SEATING:  # a banned or removed member is not dealt in
@@ -182,15 +145,10 @@ def seat_ready(*, user, table_id: int) -> None:
             ctx.touch(seat)
             ctx.event("seat.ready", {"seat": seat.index})
             maybe_start(ctx)
-        ctx.save()
-    from .play import autoplay
-
-    autoplay(table_id=table_id)
 
 
 def piao_choose(*, user, table_id: int, value: Any) -> None:
-    with transaction.atomic():
-        ctx = lock(table_id)
+    with table_action(table_id) as ctx:
         seat = check_seated(ctx, user)
         if ctx.table.stage != Stage.PIAO:
             raise TableError("bad_stage", "Not the time to choose piao.")
@@ -203,48 +161,22 @@ def piao_choose(*, user, table_id: int, value: Any) -> None:
         ctx.touch(seat)
         ctx.event("piao.choose", {"seat": seat.index})
         maybe_deal_after_piao(ctx)
-        ctx.save()
-    from .play import autoplay
-
-    autoplay(table_id=table_id)
 
 
 def seat_set_online(*, user, table_id: int, online: bool) -> None:
-    with transaction.atomic():
-        ctx = lock(table_id)
+    with table_action(table_id) as ctx:
         seat = ctx.seat_of(user)
         if seat is None or seat.online == online:
+            ctx.nothing_changed()
             return
         seat.online = online
         ctx.touch(seat)
         ctx.event("seat.online", {"seat": seat.index, "online": online})
-        ctx.save()
 
 
 def seat_set_tuoguan(*, user, table_id: int, on: bool) -> None:
     if not isinstance(on, bool):  # "false" is a string, not a no: refuse what is not a JSON boolean
         raise TableError("bad_message", "托管 is switched with true or false.")
-    with transaction.atomic():
-        ctx = lock(table_id)
+    with table_action(table_id) as ctx:
         seat = check_seated(ctx, user)
         do_set_tuoguan(ctx, seat, on)
-        ctx.save()
-    from .play import autoplay
-
-    autoplay(table_id=table_id)
-
-
-def do_set_tuoguan(ctx: Ctx, seat: Seat, on: bool) -> None:
-    if seat.tuoguan != on:
-        seat.tuoguan = on
-        if not on:
-            seat.timeouts = 0
-        ctx.touch(seat)
-        ctx.event("seat.tuoguan", {"seat": seat.index, "on": on})
-        hand = ctx.engine_hand
-        if ctx.table.stage == Stage.HAND and hand is not None and not hand.finished:
-            set_play_deadline(ctx)  # a bot's short deadline now (or the human's own again)
-
-
-def events_since(*, table_id: int, after_seq: int) -> list[TableEvent]:
-    return list(TableEvent.objects.filter(table_id=table_id, seq__gt=after_seq).order_by("seq"))

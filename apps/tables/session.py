@@ -16,8 +16,8 @@ from .context import Ctx, now
 from .models import Hand, HandStatus, Stage, Table, TableStatus
 from .signals import hand_finished, session_policy, table_finished
 
-CLAIM_SECONDS_MAX = 15
 PIAO_SECONDS = 15
+DISSOLVE_SECONDS = 60  # a 解散 vote's time to answer
 
 def maybe_start(ctx: Ctx) -> None:
     """Everyone seated and ready: the session starts (or the next hand does)."""
@@ -121,8 +121,10 @@ def bots_paced() -> bool:
 def set_play_deadline(ctx: Ctx) -> None:
     """The next deadline: a bot's move (after a short delay), a human's turn, or a claim window.
 
-    A human's claim deadline survives a pass of somebody else on the same card (``mark``); while
-    bots must also decide, the table deadline is the bot's and the human one waits in ``info``.
+    A claim window lasts ``claim_seconds`` from the moment its card came into question (``mark``);
+    its end, ``info["window"]``, survives passes on the same card and is the deadline everyone is
+    shown (presenters.py), whoever holds an option: humans, bots or both. While bots must also
+    decide, the table deadline is the bot's and the humans' one waits in ``info``.
     """
     table, hand = ctx.table, ctx.engine_hand
     to_act = hand.to_act()
@@ -133,18 +135,16 @@ def set_play_deadline(ctx: Ctx) -> None:
     bots = [s for s in to_act if ctx.seats[s].autoplay]
     mark = decision_mark(hand)
     info = table.deadline_info or {}
+    window = None  # the claim window's end (None on a turn)
+    if engine_io.discard_seat(hand) is None:
+        if info.get("mark") == mark and info.get("window"):
+            window = datetime.fromisoformat(info["window"])
+        else:
+            window = now() + timedelta(seconds=table.claim_seconds)
     human = None  # (kind, datetime)
     if humans:
-        if engine_io.discard_seat(hand) is not None:
-            human = ("turn", now() + timedelta(seconds=table.turn_seconds))
-        else:
-            previous = info.get("human") or {}
-            if table.deadline_kind == "claim" and info.get("mark") == mark and table.deadline is not None:
-                human = ("claim", table.deadline)
-            elif previous.get("kind") == "claim" and info.get("mark") == mark and previous.get("at"):
-                human = ("claim", datetime.fromisoformat(previous["at"]))
-            else:
-                human = ("claim", now() + timedelta(seconds=min(table.turn_seconds, CLAIM_SECONDS_MAX)))
+        human = ("turn", now() + timedelta(seconds=table.turn_seconds)) if window is None else ("claim", window)
+    extra = {"window": window.isoformat()} if window is not None else {}
     if bots:
         if table.deadline_kind == "bot" and info.get("mark") == mark and table.deadline is not None:
             at = table.deadline  # the bot is already thinking about this card
@@ -154,10 +154,10 @@ def set_play_deadline(ctx: Ctx) -> None:
         table.deadline, table.deadline_kind = at, "bot"
         table.deadline_info = {"seats": bots, "mark": mark,
                                "human": {"kind": human[0], "at": human[1].isoformat(), "seats": humans}
-                               if human else None}
+                               if human else None, **extra}
     else:
         table.deadline, table.deadline_kind = human[1], human[0]
-        table.deadline_info = {"seats": humans, "mark": mark}
+        table.deadline_info = {"seats": humans, "mark": mark, **extra}
 
 
 def finish_hand(ctx: Ctx) -> None:
@@ -170,6 +170,9 @@ def finish_hand(ctx: Ctx) -> None:
     hand.status, hand.finished_at = HandStatus.FINISHED, now()
     hand.seed = engine_io.hand_seed_hex(engine_hand)
     hand.result, hand.totals = engine_io.jsonable(result), engine_io.jsonable(totals)
+    # Saved here, not only by ctx.save(): an auto-ready table deals the next hand in this same
+    # transaction (maybe_start below), and ctx.save() then writes that new hand's state only.
+    hand.state = engine_io.dump_hand(engine_hand)
     ctx.hand_dirty = True
     auto_ready = table.hands_played + 1 < table.hands_per_session and policy(table)["auto_ready"]
     for seat in ctx.seats:

@@ -11,4 +11,5 @@ urlpatterns = [
     path("<int:table_id>/leave/", views.table_verb, {"verb": "leave"}, name="leave"),
     path("<int:table_id>/bot/", views.table_verb, {"verb": "bot"}, name="bot"),
     path("<int:table_id>/dissolve/", views.table_verb, {"verb": "dissolve"}, name="dissolve"),
+    path("<int:table_id>/rematch/", views.table_rematch, name="rematch"),
 ]

@@ -1,4 +1,5 @@
-"""HTTP views (thin): the table page and the POST forms around it (open, join, leave, bot, dissolve)."""
+"""HTTP views (thin): the table page and the POST forms around it (open, join, leave, bot, dissolve,
+rematch)."""
 
 from __future__ import annotations
 
@@ -12,8 +13,9 @@ from django.views.decorators.http import require_POST
 
 from apps.accounts.services import address_seen, client_ip
 from apps.clubs.models import Club, RuleTemplate
+from apps.clubs.rules_text import describe_table
 
-from . import dissolve, services
+from . import dissolve, rematch, services
 from .context import TableError
 from .i18n import table_strings
 from .models import Table
@@ -33,12 +35,14 @@ def table_detail(request: HttpRequest, table_id: int) -> HttpResponse:
         "wsPath": f"/ws/tables/{table.pk}/",
         "userId": request.user.pk,
         "clubUrl": f"/clubs/{table.club_id}/",
-        "urls": {name: f"/tables/{table.pk}/{name}/" for name in ("join", "leave", "bot", "dissolve")},
+        "urls": {name: f"/tables/{table.pk}/{name}/" for name in ("join", "leave", "bot", "dissolve", "rematch")},
     }
     # Replays of the table's ended hands (apps/replays, by URL name: tables never imports it).
     hands_url = reverse("replays:table_hands", args=[table.pk])
     config.update(handsUrl=hands_url, replayUrl=hands_url + "{number}/", handsLabel=gettext("All hands"))
-    return render(request, "tables/table.html", {"table": table, "config": config, "strings": table_strings()})
+    rules_lines = describe_table(table)  # the table's own snapshot of rules, in words
+    return render(request, "tables/table.html", {"table": table, "config": config, "strings": table_strings(),
+                                                 "rules_lines": rules_lines})
 
 
 def _answer(request: HttpRequest, ok_url: str, error: TableError | None) -> HttpResponse:
@@ -88,3 +92,27 @@ def table_verb(request: HttpRequest, table_id: int, verb: str) -> HttpResponse:
     except TableError as exc:
         error = exc
     return _answer(request, f"/tables/{table.pk}/", error)
+
+
+# The HTTP status of a refused rematch, by TableError code (anything else: 400).
+REMATCH_STATUS = {"no_table": 404, "not_seated": 403, "not_member": 403, "not_over": 409, "match_table": 409}
+
+
+@login_required
+@require_POST
+def table_rematch(request: HttpRequest, table_id: int) -> HttpResponse:
+    """再来一局: ``{"url": new table page}`` (JSON) or a redirect there; refusals as
+    ``{"code", "message"}`` with a 4xx status, or a message on the old table's page for plain forms."""
+    wants_json = request.headers.get("Accept", "").startswith("application/json")
+    try:
+        table, _created = rematch.table_rematch(user=request.user, table_id=table_id)
+    except TableError as exc:
+        message = gettext(exc.message)  # the rematch's messages are in the tables catalog
+        if wants_json:
+            return JsonResponse({"code": exc.code, "message": message}, status=REMATCH_STATUS.get(exc.code, 400))
+        if exc.code == "no_table":
+            raise Http404 from exc
+        messages.error(request, message)
+        return redirect("tables:detail", table_id=table_id)
+    url = reverse("tables:detail", args=[table.pk])
+    return JsonResponse({"url": url}) if wants_json else redirect(url)

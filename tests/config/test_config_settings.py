@@ -161,8 +161,8 @@ def test_runner_runs_tasks_by_name_and_survives_errors(caplog):
 
 @pytest.mark.django_db
 def test_demo_data_is_idempotent():
-    from apps.embedded.demo import DEMO_CLUB, DEMO_PASSWORD, create_demo_data
     from apps.clubs.models import Club, Membership, RuleTemplate
+    from apps.embedded.demo import DEMO_CLUB, DEMO_PASSWORD, create_demo_data
 
     create_demo_data()
     create_demo_data()
@@ -177,8 +177,8 @@ def test_demo_data_is_idempotent():
 def test_serve_command_migrates_seeds_and_serves(monkeypatch):
     from django.core.management import call_command
 
-    from apps.embedded.management.commands import serve
     from apps.clubs.models import Club
+    from apps.embedded.management.commands import serve
 
     served = {}
     monkeypatch.setattr(serve.Command, "_serve", lambda self, host, port: served.update(host=host, port=port))

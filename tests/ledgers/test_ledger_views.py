@@ -105,11 +105,11 @@ def test_club_ledger_filters_and_csv(client, people, make_finished_hand):
     client.force_login(people["owner"])
     page = client.get(url("club", people["club"]), {"member": member.pk, "date_from": "2000-01-01"})
     assert page.status_code == 200
-    assert len(page.context["rows"]) == 3  # score + piao lines of the hand, the adjustment
+    assert len(page.context["rows"]) == 2  # the hand's score line (no "飘 0" line), the adjustment
     response = client.get(url("club", people["club"]), {"member": member.pk, "format": "csv"})
     assert response["Content-Type"].startswith("text/csv")
     rows = b"".join(response.streaming_content).decode().strip().splitlines()
-    assert rows[0].startswith("time,transaction") and len(rows) == 4
+    assert rows[0].startswith("time,transaction") and len(rows) == 3
     assert any(",'=gift" in r for r in rows)  # no formula injection into spreadsheets
 
 

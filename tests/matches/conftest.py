@@ -93,7 +93,7 @@ def drive(match, *, absent=(), max_loops: int = 400):
     (the bots' path), absent ones never act and are played by the time-out rules; every loop also
     calls ``advance`` (the beat's safety net). Returns the match, refreshed."""
     from apps.matches import services
-    from apps.tables import play
+    from apps.tables import play, unit
     from apps.tables.models import Seat
     from apps.tables.services import seat_set_tuoguan
 
@@ -106,7 +106,7 @@ def drive(match, *, absent=(), max_loops: int = 400):
             for seat in Seat.objects.filter(table_id=table_id).select_related("user"):
                 if seat.user_id and not seat.tuoguan and seat.user_id not in absent:
                     seat_set_tuoguan(user=seat.user, table_id=table_id, on=True)
-            play.autoplay(table_id=table_id)
+            unit.autoplay(table_id=table_id)
             play.deadline_fire(table_id=table_id, at=timezone.now() + timedelta(hours=1))
         services.advance(match_id=match.pk)
     raise AssertionError(f"match {match.pk} did not finish: {match.state}, round {match.current_round}")

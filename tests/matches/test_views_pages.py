@@ -303,7 +303,7 @@ def test_manual_reseat_from_the_console_moves_a_player_and_is_audited(client, ma
     from test_views_world import template_for
 
     from apps.matches.models import MatchTable
-    from apps.tables import play
+    from apps.tables import play, unit
     from apps.tables.models import Seat, Table
     from apps.tables.services import seat_set_tuoguan
 
@@ -326,7 +326,7 @@ def test_manual_reseat_from_the_console_moves_a_player_and_is_audited(client, ma
             for seat in Seat.objects.filter(table_id=table_id).select_related("user"):
                 if seat.user_id and not seat.tuoguan:
                     seat_set_tuoguan(user=seat.user, table_id=table_id, on=True)
-            play.autoplay(table_id=table_id)
+            unit.autoplay(table_id=table_id)
             play.deadline_fire(table_id=table_id, at=timezone.now() + timedelta(hours=1))
         services.advance(match_id=match.pk)
     assert match.current_round == 2 and match.paused

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from tables_helpers import current, play_hand_via_services, ready_all
 
-from apps.tables import engine_io, hand_cache, play
+from apps.tables import engine_io, hand_cache, play, transitions
 from apps.tables.context import TableError
 from apps.tables.models import Table
 from apps.tables.outbox import view_seq
@@ -51,7 +51,7 @@ def test_late_store_after_a_rolled_back_move_never_serves_a_mutated_hand(full_ta
     def boom(ctx):
         raise RuntimeError("db error after the engine applied the move")
 
-    monkeypatch.setattr(play, "after_engine", boom)
+    monkeypatch.setattr(transitions, "after_engine", boom)
     seat, action = _move(eh)
     with pytest.raises(RuntimeError):
         play.hand_act(user=players[seat], table_id=table.pk, seq=view_seq(table, seat), action=action)

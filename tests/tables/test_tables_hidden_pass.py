@@ -117,3 +117,30 @@ def test_an_action_on_a_view_others_passed_on_is_still_current(
             play.hand_act(user=players[seat], table_id=table.pk, seq=view_seq(table, seat),
                           action=engine_io.bot_choose(eh, seat, kind="random", rng=rng).to_wire())
     pytest.skip("no window with two seats to act")
+
+
+@pytest.mark.django_db
+def test_a_claim_window_looks_the_same_whoever_holds_the_option(full_table, players, django_capture_on_commit_callbacks):
+    """RULES.md §6: the deadline a viewer is shown in a claim window is the window's own end, the
+    same for every viewer and whether a bot or a person decides (no ``bot_deadline``)."""
+    from django.utils import timezone
+
+    from apps.tables.models import Seat
+    from apps.tables.presenters import table_state
+
+    with django_capture_on_commit_callbacks(execute=True):
+        ready_all(full_table.pk, players)
+    table, hand, eh = current(full_table.pk)
+    seats = list(Seat.objects.filter(table=table).order_by("index"))
+    window = timezone.now() + timezone.timedelta(seconds=table.claim_seconds)
+    seen = []
+    for kind, info in (("claim", {"seats": [0], "mark": 5}),
+                       ("bot", {"seats": [1], "mark": 5, "human": None}),
+                       ("bot", {"seats": [1], "mark": 5, "human": {"kind": "claim", "at": window.isoformat(),
+                                                                    "seats": [0]}})):
+        table.deadline = window if kind == "claim" else timezone.now() + timezone.timedelta(seconds=1)
+        table.deadline_kind, table.deadline_info = kind, {**info, "window": window.isoformat()}
+        state = table_state(table, seats, hand, eh, 2)
+        assert "bot_deadline" not in state
+        seen.append((state["deadline"], state["deadline_kind"], state["deadline_seconds"]))
+    assert len(set(seen)) == 1 and seen[0][1] == "claim" and seen[0][2] == table.claim_seconds

@@ -11,7 +11,7 @@ from django.utils import timezone
 from tables_helpers import current, play_hand_via_services, ready_all
 
 from apps.engine.dealer import next_dealer
-from apps.tables import dissolve, engine_io, hand_cache, play, services
+from apps.tables import dissolve, engine_io, hand_cache, play, services, unit
 from apps.tables.context import TableError
 from apps.tables.models import Hand, Seat, Table, TableEvent
 from apps.tables.outbox import view_seq
@@ -157,7 +157,7 @@ def test_bots_wait_a_short_paced_deadline(players, template, settings):
         assert table.deadline_kind == "bot"
         delay = (table.deadline - timezone.now()).total_seconds()
         assert delay <= 1.2 + 0.05
-        assert play.autoplay(table_id=table.pk) == 0  # nothing plays before the deadline
+        assert unit.autoplay(table_id=table.pk) == 0  # nothing plays before the deadline
         assert not play.deadline_fire(table_id=table.pk, at=table.deadline - timedelta(seconds=0.3))
         seq = table.seq
         assert play.deadline_fire(table_id=table.pk, at=table.deadline + timedelta(milliseconds=1))

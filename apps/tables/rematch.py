@@ -1,0 +1,90 @@
+"""再来一局: a seated player of an ended table opens the same table again, with the same players.
+
+The new table takes the ended table's own rule snapshot (rules, base score, piao choices, hands per
+session, turn and claim seconds, fee, practice) — not the template's current values — and its
+humans sit in their old seat indexes, not ready (bots are re-added on a practice table). A player
+no longer in the club is not seated again; the one who asks must still be a member.
+
+Exactly one rematch per ended table: the ended table's row is locked while the rematch is looked
+up and created, and ``Table.rematch_of`` is unique, so a second request (another player, a double
+click, a concurrent request) gets the same new table. The table is created by
+``services.table_create``, the path ``table_open`` takes too.
+"""
+
+from __future__ import annotations
+
+from django.db import IntegrityError, transaction
+
+from .checks import check_member
+from .context import TableError
+from .models import Seat, Table, TableEvent, TableStatus
+from .services import table_create
+from .transitions import do_add_bot, do_sit
+
+
+def rematchable(table: Table) -> bool:
+    """Ended with at least one hand played: finished, or dissolved after a hand."""
+    return table.status == TableStatus.FINISHED or (
+        table.status == TableStatus.DISSOLVED and table.hands_played >= 1
+    )
+
+
+def _arranged(table: Table) -> bool:
+    """Opened by a service (a scheduled match's round), not by a player."""
+    if TableEvent.objects.filter(table=table, type="table.open", payload__arranged=True).exists():
+        return True
+    return hasattr(table, "match_table")  # a match's table (apps.matches), by its reverse relation
+
+
+def table_rematch(*, user, table_id: int) -> tuple[Table, bool]:
+    """The rematch of ended table ``table_id`` asked by ``user``: ``(table, created)``."""
+    with transaction.atomic():
+        old = Table.objects.select_for_update().filter(pk=table_id).first()
+        if old is None:
+            raise TableError("no_table", "This table does not exist.")
+        seats = list(Seat.objects.filter(table=old).select_related("user").order_by("index"))
+        if not any(s.user_id == user.pk for s in seats):
+            raise TableError("not_seated", "Only a player of this table can start a rematch.")
+        if _arranged(old):
+            raise TableError("match_table", "A match table cannot be played again.")
+        if not rematchable(old):
+            raise TableError("not_over", "The session has not ended yet.")
+        check_member(user=user, table=old)
+        existing = Table.objects.filter(rematch_of=old).first()
+        if existing is not None:
+            return existing, False
+        try:
+            with transaction.atomic():  # a savepoint: a lost race leaves the outer transaction usable
+                return _create(user=user, old=old, seats=seats), True
+        except IntegrityError:  # the unique rematch_of: another request created it first
+            existing = Table.objects.filter(rematch_of=old).first()
+            if existing is None:
+                raise
+            return existing, False
+
+
+def _create(*, user, old: Table, seats: list[Seat]) -> Table:
+    from apps.clubs.selectors import membership_for
+
+    table = Table(
+        club=old.club, template=old.template, name=old.name, preset=old.preset, options=dict(old.options or {}),
+        players=old.players, base_score=old.base_score, piao_choices=list(old.piao_choices or []),
+        hands_per_session=old.hands_per_session, turn_seconds=old.turn_seconds,
+        claim_seconds=old.claim_seconds, fee=old.fee, fee_payer=old.fee_payer, ruleset=dict(old.ruleset),
+        practice=old.practice, created_by=user, rematch_of=old,
+    )
+    humans = {s.index: s.user for s in seats if s.user_id is not None}
+    bots = {s.index: s.bot for s in seats if s.bot}
+
+    def seating(ctx) -> None:
+        for seat in ctx.seats:
+            player = humans.get(seat.index)
+            if player is not None:
+                if player.pk == user.pk or membership_for(user=player, club=old.club) is not None:
+                    do_sit(ctx, seat, player)
+            elif old.practice and seat.index in bots:
+                do_add_bot(ctx, seat, bots[seat.index])
+
+    template_name = old.template.name if old.template_id else old.name
+    return table_create(user=user, table=table, template_name=template_name, seating=seating,
+                        extra={"rematch_of": old.pk})
