@@ -3,6 +3,7 @@
 import os
 
 from celery import Celery
+from celery.signals import task_postrun, task_prerun
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
@@ -14,6 +15,25 @@ app.autodiscover_tasks()
 # worker would pay a new PostgreSQL connection per task; tasks drop broken or expired connections
 # themselves (close_old_connections).
 app.conf["CELERY_DB_REUSE_MAX"] = int(os.environ.get("CELERY_DB_REUSE_MAX", "1000"))
+
+
+@task_prerun.connect
+@task_postrun.connect
+def _drop_broken_db_connections(task=None, **kwargs) -> None:
+    """Around every task in a worker, what Django does around every request: close_old_connections.
+
+    With CELERY_DB_REUSE_MAX the fixup keeps a connection for many tasks and never checks it, so
+    after a PostgreSQL restart every task of that worker process failed on the dead connection
+    ("the connection is closed": table deadlines never fired again, tables stuck). Now each task
+    starts a new "request" for the connection: it is health-checked before its first use
+    (conn_health_checks) and closed when it broke or expired, so the next use connects afresh.
+    Eager tasks (the default setup, tests) run inside the caller's request or transaction: not there.
+    """
+    if task is None or getattr(task.request, "is_eager", False):
+        return
+    from django.db import close_old_connections
+
+    close_old_connections()
 
 
 def _survive_redis_restarts() -> None:

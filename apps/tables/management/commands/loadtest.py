@@ -22,6 +22,7 @@ from django.conf import settings
 from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
 from django.contrib.sessions.backends.db import SessionStore
 from django.core.management.base import BaseCommand
+from django.db import OperationalError, connection
 
 from apps.clubs.models import Club, Membership, RuleTemplate
 from apps.tables import services
@@ -78,11 +79,7 @@ class Command(BaseCommand):
         urls = [u.strip().rstrip("/") for u in opts["url"].split(",") if u.strip()]
         asyncio.run(self._run_all(urls, tables, stats, opts["timeout"], think, opts["spread"]))
         elapsed = time.perf_counter() - started
-        hands = verified = 0
-        for table_id, _ in tables:
-            for problem in verify_table_hands(table_id):
-                hands += 1
-                verified += problem is None
+        hands, verified = self._verify(tables)
         lat = stats["latencies"]
         if opts["trace"]:
             with open(opts["trace"], "w") as fh:
@@ -99,6 +96,25 @@ class Command(BaseCommand):
             "idle_resyncs": stats.get("idle_resyncs", 0),
             "verified_hands": verified,
         }))
+
+    @staticmethod
+    def _verify(tables) -> tuple[int, int]:
+        """(hands, verified), on a fresh connection: the one from the setup may have died meanwhile
+        (a PostgreSQL restart during a fault run); retried while the database is coming back."""
+        for attempt in range(60):
+            connection.close()
+            try:
+                hands = verified = 0
+                for table_id, _ in tables:
+                    for problem in verify_table_hands(table_id):
+                        hands += 1
+                        verified += problem is None
+                return hands, verified
+            except OperationalError:
+                if attempt == 59:
+                    raise
+                time.sleep(1)
+        return 0, 0
 
     def _make_table(self, tag: str, i: int, hands: int, preset: str):
         User = get_user_model()
@@ -160,6 +176,7 @@ class Command(BaseCommand):
                     msg = await asyncio.wait_for(sock["ws"].recv_json(), IDLE_RESYNC)
                 except TimeoutError:  # nothing for a while: ask for the state, as the page does
                     stats["idle_resyncs"] = stats.get("idle_resyncs", 0) + 1
+                    readied.clear()  # a stalled table may be waiting for a ``ready`` that was lost
                     await send({"type": "resync"})
                     continue
                 except (ConnectionError, OSError, asyncio.IncompleteReadError):
@@ -169,6 +186,9 @@ class Command(BaseCommand):
                     # server answers a new socket with the whole state.
                     stats["reconnects"] = stats.get("reconnects", 0) + 1
                     me["pending"] = None
+                    # A ``ready`` sent just before the socket broke may have been lost with it (the
+                    # server's call failed): say it again if the new state still shows us not ready.
+                    readied.clear()
                     sock["ws"] = await self._connect(url, cookie, origin, stats, attempts=RECONNECT_ATTEMPTS)
                     continue
                 if msg["type"] == "error":
