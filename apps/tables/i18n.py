@@ -69,4 +69,9 @@ def table_strings() -> dict:
         "preset_basic": _("Basic rules"), "preset_half": _("Half mingtang"), "preset_full": _("Full mingtang"),
         "preset_changsha": _("Changsha rules"), "preset_quanmin": _("Quanmin rules"),
         "preset_chenzhou": _("Chenzhou rules"), "preset_luzhou": _("Luzhou rules"),
+        # The table screen (issue #11): seats named from the viewer's seat, the 大局 summary, sound.
+        "shangjia": _("Previous seat"), "xiajia": _("Next seat"), "duijia": _("Opposite seat"),
+        "waitingJoin": _("Waiting to join"), "bigWinner": _("Big winner"), "zimo": _("Self-drawn wins"),
+        "dianpao": _("Dealt in"), "bestHuxi": _("Best huxi"), "rematch": _("Play again"),
+        "rules": _("Table rules"), "soundOn": _("Sound on"), "soundOff": _("Sound off"),
     }

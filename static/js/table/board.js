@@ -1,5 +1,6 @@
-// The board: opponents, the centre (stock, shown card, banner), my groups, discards and hand.
-import { cardEl, handColumns } from "./cards.js";
+// The board: every seat's box (上家 / 对家 / 下家 around the centre), the centre (stock, shown card,
+// banner, countdown ring), my seat and my hand in columns.
+import { arrangeHand, cardEl } from "./cards.js";
 
 export function h(tag, cls = "", text = "") {
   const el = document.createElement(tag);
@@ -9,16 +10,77 @@ export function h(tag, cls = "", text = "") {
 }
 
 const fmt = (s, vars) => s.replace(/\{(\w+)\}/g, (_, k) => vars[k] ?? "");
+const seated = (state) => state.me !== null && state.me !== undefined;
 
-/** Seats in screen order: me first, then 下家 (next) ... 上家 (previous). */
+/** Seats in screen order: me first (seat 0 for a spectator), then 下家 (next) ... 上家 (previous). */
 export function seatOrder(state) {
   const n = state.players;
   const me = state.me ?? 0;
   return Array.from({ length: n }, (_, i) => (me + i) % n);
 }
 
+/** Where each other seat sits and what the viewer calls it: ``[{index, pos, label}]``. The next seat
+ * is 下家 (right), the previous one 上家 (left), the one across 对家 (top). */
+export function seatPlaces(state, t) {
+  const order = seatOrder(state).slice(1);
+  const n = state.players;
+  const label = (pos) => (seated(state) ? { left: t.shangjia, right: t.xiajia, top: t.duijia }[pos] : "");
+  let pos;
+  if (n === 2) pos = ["top"];
+  else if (n === 3) pos = ["right", "left"];
+  else pos = ["right", "top", "left"];
+  return order.map((index, i) => ({ index, pos: pos[i], label: label(pos[i]) }));
+}
+
 export function secondsLeft(deadline) {
   return deadline ? Math.max(0, Math.ceil((deadline - Date.now()) / 1000)) : null;
+}
+
+/** The full length of the current deadline in ms (what the ring starts from). */
+export function deadlineTotal(state) {
+  const secs = state.deadline_seconds || (state.deadline_kind === "claim" ? state.claim_seconds : state.turn_seconds);
+  return (secs || 30) * 1000;
+}
+
+/** Whether a countdown is worth showing: a deadline still ahead that is not a bot's short delay. */
+export function showsCountdown(state) {
+  return Boolean(state.deadline) && state.deadline > Date.now() && state.deadline_kind !== "bot";
+}
+
+/** A countdown ring (SVG circle whose dash shrinks with the deadline); main.js animates it. */
+export function ringEl(deadline, total, cls = "") {
+  const box = h("span", `ring ${cls}`.trim());
+  const ns = "http://www.w3.org/2000/svg";
+  const svg = document.createElementNS(ns, "svg");
+  svg.setAttribute("viewBox", "0 0 36 36");
+  svg.setAttribute("aria-hidden", "true");
+  for (const part of ["ring-bg", "ring-fg"]) {
+    const c = document.createElementNS(ns, "circle");
+    c.setAttribute("class", part);
+    c.setAttribute("cx", "18");
+    c.setAttribute("cy", "18");
+    c.setAttribute("r", "15");
+    c.setAttribute("pathLength", "100");
+    svg.append(c);
+  }
+  box.append(svg, h("span", "ring-text", String(secondsLeft(deadline) ?? "")));
+  box.dataset.ringDeadline = String(deadline);
+  box.dataset.ringTotal = String(total);
+  updateRing(box, Date.now());
+  return box;
+}
+
+export function updateRing(box, now) {
+  const deadline = Number(box.dataset.ringDeadline);
+  const total = Number(box.dataset.ringTotal) || 1;
+  const frac = Math.max(0, Math.min(1, (deadline - now) / total));
+  const fg = box.querySelector(".ring-fg");
+  if (fg) fg.setAttribute("stroke-dashoffset", String(100 * (1 - frac)));
+  box.classList.toggle("urgent", deadline - now < 5000);
+  box.classList.toggle("expired", deadline <= now);
+  const text = box.querySelector(".ring-text");
+  const left = String(Math.max(0, Math.ceil((deadline - now) / 1000)));
+  if (text && text.textContent !== left) text.textContent = left;
 }
 
 function groupEl(group, t) {
@@ -31,26 +93,41 @@ function groupEl(group, t) {
 function seatBadges(seat, state, t) {
   const box = h("span", "badges");
   if (state.hand && state.hand.dealer === seat.index) box.append(h("span", "badge dealer", "庄"));
-  if (!seat.online) box.append(h("span", "badge offline", t.offline));
+  const empty = !seat.user_id && !seat.bot;
+  if (empty) {
+    if (state.status === "waiting") box.append(h("span", "badge waiting-join", t.waitingJoin));
+  } else if (!seat.online) box.append(h("span", "badge offline", t.offline));
   if (seat.tuoguan) box.append(h("span", "badge tuoguan", t.tuoguan));
   if (seat.piao !== null && seat.piao !== undefined && state.piao_choices.length) box.append(h("span", "badge piao", `${t.piao} ${seat.piao}`));
   return box;
 }
 
-function seatHead(seat, state, t, view) {
+/** The seat that is to act, if the public state names one (the discarder). */
+function activeSeat(state) {
+  const hand = state.hand;
+  if (!hand || hand.status !== "playing") return null;
+  if (hand.turn !== null && hand.turn !== undefined) return hand.turn;
+  if (seated(state) && (hand.legal || []).length) return state.me;
+  return null;
+}
+
+function seatHead(seat, state, t, view, label = "") {
   const head = h("div", "seat-head");
   head.append(h("span", "avatar", (seat.name || "?").slice(0, 1)));
   const info = h("span", "seat-info");
-  info.append(h("span", "seat-name", seat.name || t.emptySeat));
+  const nameLine = h("span", "seat-name-line");
+  if (label) nameLine.append(h("span", "seat-rel", label));
+  nameLine.append(h("span", "seat-name", seat.name || t.emptySeat));
+  info.append(nameLine);
   const line = h("span", "seat-line");
   line.append(h("span", "seat-score", `${t.score} ${seat.score >= 0 ? "+" : ""}${seat.score}`));
   if (view) line.append(h("span", "seat-huxi", `${t.huxi} ${view.huxi[seat.index] ?? 0}`));
+  if (view && seat.index !== state.me) line.append(h("span", "hand-count", String(view.hand_sizes[seat.index] ?? 0)));
   info.append(line);
   head.append(info, seatBadges(seat, state, t));
-  const turn = state.hand && state.hand.turn === seat.index;
-  if (turn) {
+  if (activeSeat(state) === seat.index) {
     head.classList.add("active");
-    head.append(h("span", "clock", ""));
+    if (showsCountdown(state)) head.append(ringEl(state.deadline, deadlineTotal(state), "seat-ring"));
   }
   return head;
 }
@@ -67,39 +144,41 @@ function discardRow(view, seatIndex) {
   return row;
 }
 
+function seatBox(state, t, index, pos, label) {
+  const view = state.hand && state.hand.view;
+  const seat = state.seats[index];
+  const box = h("section", `opponent pos-${pos}`);
+  box.dataset.seat = index;
+  box.append(seatHead(seat, state, t, view, label));
+  // Another seat's cards come only when the viewer may see them (the end of a live hand, a replay).
+  if (view && view.hands[index]) {
+    const shown = h("div", "shown-hand");
+    view.hands[index].forEach((c) => shown.append(cardEl(c, { size: "xs" })));
+    box.append(shown);
+  }
+  box.append(laidRow(view, index, t), discardRow(view, index));
+  return box;
+}
+
 export function renderOpponents(root, state, t) {
   root.replaceChildren();
-  const view = state.hand && state.hand.view;
-  const order = seatOrder(state).slice(1);
-  // 上家 (previous seat) on the left, 下家 (next seat) on the right.
-  order.reverse().forEach((index) => {
-    const seat = state.seats[index];
-    const box = h("section", "opponent");
-    box.dataset.seat = index;
-    box.append(seatHead(seat, state, t, view));
-    if (view) {
-      box.append(h("div", "hand-count", `🂠 ${view.hand_sizes[index] ?? 0}`));
-      // Another seat's cards come only when the viewer may see them (the end of a live hand, a replay).
-      if (view.hands[index]) {
-        const shown = h("div", "shown-hand");
-        view.hands[index].forEach((c) => shown.append(cardEl(c, { size: "xs" })));
-        box.append(shown);
-      }
-    }
-    box.append(laidRow(view, index, t), discardRow(view, index));
-    root.append(box);
-  });
+  // In screen order, left to right (the live table places them by grid area; the replay in a row).
+  const rank = { left: 0, top: 1, right: 2 };
+  const places = seatPlaces(state, t).sort((a, b) => rank[a.pos] - rank[b.pos]);
+  for (const { index, pos, label } of places) root.append(seatBox(state, t, index, pos, label));
+  root.closest(".felt")?.setAttribute("data-players", String(state.players));
 }
 
 export function renderCenter(root, state, t) {
   root.replaceChildren();
   const hand = state.hand;
   const view = hand && hand.view;
-  const left = secondsLeft(state.deadline);
+  const ring = () => (showsCountdown(state) ? ringEl(state.deadline, deadlineTotal(state), "center-ring") : "");
   if (view && hand.status === "playing") {
+    const mid = h("div", "center-mid");
     const stock = h("div", "stock");
     stock.append(cardEl(null, { size: "sm" }), h("span", "stock-count", `${t.stock} ${view.stock}`));
-    root.append(stock);
+    mid.append(stock);
     const shown = h("div", "shown");
     if (view.table) {
       shown.append(cardEl(view.table.card, { size: "lg", extra: "in-question" }));
@@ -107,62 +186,96 @@ export function renderCenter(root, state, t) {
       const src = { draw: t.otherDraw, self: t.selfDraw, discard: t.discarded, reveal: t.reveal }[view.table.source] || view.table.source;
       shown.append(h("div", "shown-from", `${who ? who.name : ""} ${src}`));
     }
-    root.append(shown);
+    mid.append(shown);
+    root.append(mid);
     let banner = "";
-    if (hand.turn === state.me && state.me !== null) banner = t.yourTurn;
+    if (hand.turn === state.me && seated(state)) banner = t.yourTurn;
     else if (hand.turn !== null && hand.turn !== undefined) banner = fmt(t.turnOf, { name: state.seats[hand.turn].name });
     else banner = hand.legal.length ? t.yourChoice : t.claimsOpen;
-    const b = h("div", "banner", banner);
-    if (left !== null) {
-      const c = h("span", "countdown", ` ${left}s`);
-      c.dataset.deadline = String(state.deadline);
-      b.append(c);
-    }
+    const b = h("div", "banner");
+    b.append(h("span", "banner-text", banner), ring());
     root.append(b);
     root.append(h("div", "hand-no", `${t.hand} ${hand.number}/${state.hands_per_session} · ${t["preset_" + state.preset] || state.preset}`));
-  } else if (left !== null && state.stage === "piao") {
-    const b = h("div", "banner", `${t.piaoWaiting} `);
-    const c = h("span", "countdown", `${left}s`);
-    c.dataset.deadline = String(state.deadline);
-    b.append(c);
+  } else if (showsCountdown(state) && state.stage === "piao") {
+    const b = h("div", "banner");
+    b.append(h("span", "banner-text", t.piaoWaiting), ring());
     root.append(b);
   }
 }
 
-/** My seat: head, laid groups, discards and the hand in columns; ``ui`` holds the selection. */
+/** The key the player's own arrangement is stored under (table, hand number, seat). */
+export function arrangementKey(state) {
+  return `paohuzi:hand-cols:${state.id}:${state.hand ? state.hand.number : 0}:${state.me}`;
+}
+
+export function loadArrangement(state) {
+  try {
+    return JSON.parse(localStorage.getItem(arrangementKey(state)) || "null");
+  } catch {
+    return null;
+  }
+}
+
+export function saveArrangement(state, cols) {
+  try {
+    localStorage.setItem(arrangementKey(state), JSON.stringify(cols));
+  } catch { /* private mode: the arrangement lasts until the reload */ }
+}
+
+/**
+ * My seat: head, laid groups, discards and the hand in columns. ``ui`` holds the selection and
+ * the pointer handlers (main.js): a 坎 column is locked (no drag, no discard).
+ */
 export function renderMine(root, state, t, ui) {
   root.replaceChildren();
-  if (state.me === null || state.me === undefined) {
+  const view = state.hand && state.hand.view;
+  if (!seated(state)) {
+    // A spectator sees seat 0 at the bottom, like any other seat.
+    root.classList.add("watching");
+    root.append(seatBox(state, t, 0, "bottom", ""));
     root.append(h("div", "spectator-note", t.spectator));
     return;
   }
+  root.classList.remove("watching");
   const seat = state.seats[state.me];
-  const view = state.hand && state.hand.view;
-  root.append(seatHead(seat, state, t, view));
+  const info = h("div", "my-info");
+  info.append(seatHead(seat, state, t, view));
   const rows = h("div", "my-rows");
   rows.append(laidRow(view, state.me, t), discardRow(view, state.me));
-  root.append(rows);
+  info.append(rows);
+  root.append(info);
+  const handBox = h("div", "my-hand");
+  root.append(handBox);
   if (!view) return;
   const cards = view.hands[state.me] || [];
   const discardable = new Set((state.hand.legal || []).filter((a) => a.type === "discard").map((a) => a.card));
-  const handBox = h("div", "my-hand");
-  const columns = handColumns(cards);
-  // The tiles are sized from the number of columns (CSS --cols): the hand always fits the width.
-  handBox.style.setProperty("--cols", String(Math.max(columns.length, 1)));
+  // The live table (ui.bindCard) keeps the player's own arrangement; the replay viewer shows the suggestion.
+  const live = typeof ui.bindCard === "function";
+  const columns = arrangeHand(cards, live ? loadArrangement(state) : null);
+  ui.columns = columns.filter((c) => !c.locked).map((c) => c.cards);
+  if (live) saveArrangement(state, ui.columns);
+  // The tiles are sized from the number of columns and rows (CSS --cols / --rows): the hand fits.
+  handBox.style.setProperty("--cols", String(Math.max(columns.length + 1, 6)));
+  handBox.style.setProperty("--rows", String(Math.max(3, ...columns.map((c) => c.cards.length))));
+  let free = 0;
   columns.forEach((col) => {
     const c = h("div", `column${col.locked ? " locked" : ""}`);
+    if (!col.locked) c.dataset.col = String(free++);
     col.cards.forEach((name, i) => {
       const el = cardEl(name, { size: "md" });
-      if (!col.locked && discardable.has(name)) {
-        el.classList.add("playable");
-        el.tabIndex = 0;
-        el.dataset.key = `${name}:${i}`;
+      if (!col.locked) {
+        el.dataset.key = `${c.dataset.col}:${i}`;
+        el.classList.add("movable");
+        if (discardable.has(name)) el.classList.add("playable");
         if (ui.selected === el.dataset.key) el.classList.add("selected");
-        el.addEventListener("click", () => ui.onCard(name, el.dataset.key));
+        if (live) ui.bindCard(el, name, Number(c.dataset.col), i, discardable.has(name));
       }
       c.append(el);
     });
     handBox.append(c);
   });
-  root.append(handBox);
+  if (!live) return;
+  const slot = h("div", "column new-column");
+  slot.dataset.col = "-1";
+  handBox.append(slot);
 }

@@ -1,5 +1,6 @@
 // Boot the table page: config and strings come from JSON blobs rendered by the template.
-import { renderCenter, renderMine, renderOpponents } from "./board.js";
+import { renderCenter, renderMine, renderOpponents, saveArrangement, updateRing } from "./board.js";
+import { moveCard } from "./cards.js";
 import { renderActions, renderChiChooser, renderDissolve, renderOver, renderPiao, renderSettlement, renderWaiting } from "./panels.js";
 import { TableSocket } from "./socket.js";
 
@@ -8,7 +9,9 @@ const t = JSON.parse(document.getElementById("table-strings").textContent);
 const $ = (id) => document.getElementById(id);
 
 let state = null;
-const ui = { selected: null, chi: null, onCard };
+let drag = null;  // the card being dragged in my hand: render waits until it is dropped
+let renderPending = false;
+const ui = { selected: null, chi: null, columns: [], onCard, bindCard };
 
 const api = {
   act(action) {
@@ -20,16 +23,95 @@ const api = {
   send: (message) => socket.send(message),
   chooseChi(options) { ui.chi = options; render(); },
   async post(url) {
-    const token = document.querySelector("[name=csrfmiddlewaretoken]").value;
-    const res = await fetch(url, { method: "POST", headers: { "X-CSRFToken": token, Accept: "application/json" } });
-    if (!res.ok) showError((await res.json()).message);
+    const res = await postJson(url);
+    if (!res.ok) showError((await res.json().catch(() => ({}))).message || t.error_generic);
+    return res;
+  },
+  async rematch() {
+    const res = await postJson(cfg.urls.rematch);
+    const body = await res.json().catch(() => ({}));
+    if (res.ok && body.url) location.href = body.url;
+    else showError(body.message || t.error_generic);
   },
 };
 
+function postJson(url) {
+  const token = document.querySelector("[name=csrfmiddlewaretoken]").value;
+  return fetch(url, { method: "POST", headers: { "X-CSRFToken": token, Accept: "application/json" } });
+}
+
 function onCard(name, key) {
-  // First tap selects, a second tap on the same card discards.
-  if (ui.selected === key) api.act({ type: "discard", card: name });
-  else { ui.selected = key; render(); }
+  // First tap selects, a second tap on the same card discards (when a discard is legal).
+  const legal = (state.hand && state.hand.legal) || [];
+  const canDiscard = legal.some((a) => a.type === "discard" && a.card === name);
+  if (ui.selected === key && canDiscard) api.act({ type: "discard", card: name });
+  else { ui.selected = ui.selected === key ? null : key; render(); }
+}
+
+/** Pointer Events on one card of my hand: a tap selects / discards, a drag moves the card to another
+ * column (or a new one), a drag up out of the hand discards it when that is legal. */
+function bindCard(el, name, col, at, canDiscard) {
+  el.tabIndex = 0;
+  el.addEventListener("keydown", (ev) => {
+    if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); onCard(name, el.dataset.key); }
+  });
+  el.addEventListener("pointerdown", (ev) => {
+    if (ev.button !== 0 || drag) return;
+    ev.preventDefault();
+    el.setPointerCapture(ev.pointerId);
+    drag = { el, name, col, at, canDiscard, x0: ev.clientX, y0: ev.clientY, moved: false, id: ev.pointerId };
+  });
+  el.addEventListener("pointermove", (ev) => {
+    if (!drag || drag.el !== el || drag.id !== ev.pointerId) return;
+    const dx = ev.clientX - drag.x0;
+    const dy = ev.clientY - drag.y0;
+    if (!drag.moved && Math.hypot(dx, dy) < 8) return;
+    drag.moved = true;
+    el.classList.add("dragging");
+    el.style.transform = `translate(${dx}px, ${dy}px)`;
+    const target = dropTarget(ev.clientX, ev.clientY);
+    document.querySelectorAll(".my-hand .drop-target").forEach((c) => c.classList.remove("drop-target"));
+    if (target.kind === "column" && target.el) target.el.classList.add("drop-target");
+    $("felt").classList.toggle("discard-zone", target.kind === "discard");
+  });
+  const finish = (ev, cancelled) => {
+    if (!drag || drag.el !== el || drag.id !== ev.pointerId) return;
+    const d = drag;
+    const target = d.moved && !cancelled ? dropTarget(ev.clientX, ev.clientY) : { kind: "none" };
+    drag = null;
+    $("felt").classList.remove("discard-zone");
+    if (cancelled) { render(); return; }
+    if (!d.moved) { onCard(name, el.dataset.key); return; }
+    if (target.kind === "discard") { api.act({ type: "discard", card: name }); return; }
+    if (target.kind === "column" && target.col !== d.col) {
+      ui.columns = moveCard(ui.columns, d.col, d.at, target.col);
+      ui.selected = null;
+      saveArrangement(state, ui.columns);
+    }
+    render();
+  };
+  el.addEventListener("pointerup", (ev) => finish(ev, false));
+  el.addEventListener("pointercancel", (ev) => finish(ev, true));
+}
+
+/** What lies under a dragged card: the discard zone (above the hand, when discarding is legal), a
+ * column of my hand (by x; ``col`` -1 is a new column), or nothing. */
+function dropTarget(x, y) {
+  const hand = document.querySelector(".my-hand");
+  if (!hand || !drag) return { kind: "none" };
+  const box = hand.getBoundingClientRect();
+  if (y < box.top - 12) return drag.canDiscard ? { kind: "discard" } : { kind: "none" };
+  const cols = [...hand.querySelectorAll(".column")];
+  for (const c of cols) {
+    const r = c.getBoundingClientRect();
+    if (x >= r.left - 1 && x <= r.right + 1) {
+      if (c.classList.contains("locked")) return { kind: "none" };
+      return { kind: "column", col: Number(c.dataset.col), el: c };
+    }
+  }
+  const last = cols[cols.length - 1];
+  if (last && x > last.getBoundingClientRect().right) return { kind: "column", col: -1, el: last };
+  return { kind: "none" };
 }
 
 function showError(message) {
@@ -49,7 +131,10 @@ function nameBots(next) {
 
 function render() {
   if (!state) return;
+  if (drag && drag.moved) { renderPending = true; return; }
+  renderPending = false;
   document.body.dataset.stage = state.stage;
+  $("felt").dataset.watching = state.me === null || state.me === undefined ? "1" : "";
   renderOpponents($("opponents"), state, t);
   renderCenter($("center"), state, t);
   renderMine($("mine"), state, t, ui);
@@ -58,17 +143,66 @@ function render() {
   renderWaiting($("waiting"), state, t, api, cfg);
   renderPiao($("piao"), state, t, api);
   renderSettlement($("settlement"), state, t, api, cfg);
-  renderOver($("over"), state, t, cfg);
+  renderOver($("over"), state, t, cfg, api);
   renderDissolve($("dissolve"), state, t, api);
   const canPropose = state.status === "playing" && state.me !== null && state.me !== undefined && !state.dissolve;
   $("dissolve-btn").hidden = !canPropose;
 }
+
+// --- sound: short WebAudio beeps for my turn and my claim options, with a mute switch -------------
+const sound = { ctx: null, muted: localStorage.getItem("paohuzi:muted") === "1" };
+function beep(freqs) {
+  if (sound.muted) return;
+  try {
+    if (!sound.ctx || sound.ctx.state !== "running") return;
+    const now = sound.ctx.currentTime;
+    freqs.forEach((f, i) => {
+      const osc = sound.ctx.createOscillator();
+      const gain = sound.ctx.createGain();
+      osc.frequency.value = f;
+      gain.gain.setValueAtTime(0.12, now + i * 0.12);
+      gain.gain.exponentialRampToValueAtTime(0.001, now + i * 0.12 + 0.11);
+      osc.connect(gain).connect(sound.ctx.destination);
+      osc.start(now + i * 0.12);
+      osc.stop(now + i * 0.12 + 0.12);
+    });
+  } catch { /* no audio here: play on silently */ }
+}
+// Browsers start audio only after a gesture: the first tap on the page opens (or resumes) it.
+document.addEventListener("pointerdown", () => {
+  try {
+    sound.ctx = sound.ctx || new AudioContext();
+    if (sound.ctx.state === "suspended") sound.ctx.resume();
+  } catch { /* no audio */ }
+}, { passive: true });
+function cue(prev, next) {
+  const legal = (s) => (s && s.hand && s.hand.status === "playing" && s.hand.legal) || [];
+  const kinds = (s) => new Set(legal(s).map((a) => a.type));
+  const was = kinds(prev);
+  const now = kinds(next);
+  if (["hu", "peng", "chi"].some((k) => now.has(k) && !was.has(k))) beep([660, 880]);
+  else if (now.has("discard") && !was.has("discard")) beep([520]);
+}
+const muteBtn = $("mute-btn");
+function showMute() {
+  muteBtn.textContent = "♪";
+  muteBtn.classList.toggle("muted", sound.muted);
+  muteBtn.title = sound.muted ? t.soundOn : t.soundOff;
+  muteBtn.setAttribute("aria-pressed", sound.muted ? "true" : "false");
+}
+muteBtn.addEventListener("click", () => {
+  sound.muted = !sound.muted;
+  localStorage.setItem("paohuzi:muted", sound.muted ? "1" : "0");
+  showMute();
+});
+showMute();
 
 const socket = new TableSocket(cfg.wsPath, {
   onState(next) {
     nameBots(next);
     const legalChanged = !state || JSON.stringify(state.hand && state.hand.legal) !== JSON.stringify(next.hand && next.hand.legal);
     if (legalChanged) { ui.selected = null; ui.chi = null; }
+    cue(state, next);
     state = next;
     render();
   },
@@ -82,11 +216,17 @@ const socket = new TableSocket(cfg.wsPath, {
 });
 
 $("dissolve-btn").addEventListener("click", () => socket.send({ type: "dissolve", vote: true }));
-// Countdowns tick locally from the deadline timestamps the server sends.
-setInterval(() => {
+// Countdowns run locally from the deadline timestamps the server sends: the rings every frame, the
+// plain second counters (piao, dissolve vote) when their number changes.
+function tick() {
+  const now = Date.now();
+  document.querySelectorAll("[data-ring-deadline]").forEach((el) => updateRing(el, now));
   document.querySelectorAll("[data-deadline]").forEach((el) => {
-    const left = Math.max(0, Math.ceil((Number(el.dataset.deadline) - Date.now()) / 1000));
-    el.textContent = el.textContent.startsWith(" ") ? ` ${left}s` : `${left}s`;
+    const left = `${Math.max(0, Math.ceil((Number(el.dataset.deadline) - now) / 1000))}s`;
+    if (el.textContent !== left) el.textContent = left;
   });
-}, 1000);
-window.tableApp = { get state() { return state; }, socket };
+  if (renderPending && !drag) render();
+  requestAnimationFrame(tick);
+}
+requestAnimationFrame(tick);
+window.tableApp = { get state() { return state; }, socket, ui };

@@ -111,9 +111,16 @@ export function renderSettlement(root, state, t, api, cfg) {
     const winner = state.seats[result.winner];
     root.append(h("p", "result-line", `${t.winner}: ${winner.name} · ${t["win_" + result.win_by] || result.win_by}`));
     const groups = h("div", "settle-groups");
-    (s.groups || []).forEach((g) => {
-      const col = h("span", `group g-${g.kind}`);
-      g.cards.forEach((c) => col.append(cardEl(c, { size: "sm" })));
+    // The winning card (result.card) is marked in the last group that holds it: the group it formed.
+    const winGroup = result.card ? (s.groups || []).map((g) => g.cards.includes(result.card)).lastIndexOf(true) : -1;
+    (s.groups || []).forEach((g, gi) => {
+      const col = h("span", `group g-${g.kind}${gi === winGroup ? " has-win-card" : ""}`);
+      let marked = false;
+      g.cards.forEach((c) => {
+        const win = gi === winGroup && !marked && c === result.card;
+        if (win) marked = true;
+        col.append(cardEl(c, { size: "sm", extra: win ? "win-card" : "" }));
+      });
       col.append(h("small", "huxi", `${t[g.kind] || g.kind} ${g.huxi}`));
       groups.append(col);
     });
@@ -152,28 +159,48 @@ export function renderSettlement(root, state, t, api, cfg) {
   // The hand's replay (apps/replays), once it has ended: cfg.replayUrl has a {number} slot.
   if (cfg.replayUrl) bar.append(Object.assign(h("a", "btn act-replay", t.replay), { href: fmt(cfg.replayUrl, { number: hand.number }) }));
   root.append(bar);
-  if (over && state.summary) {
-    root.append(h("h2", "", state.status === "dissolved" ? t.dissolved : t.summary));
-    const sum = h("table", "summary");
-    const hr = h("tr");
-    ["", t.total, t.wins].forEach((x) => hr.append(h("th", "", x)));
-    sum.append(hr);
-    state.summary.forEach((r) => {
-      const tr = h("tr");
-      tr.append(h("td", "", r.name), h("td", "delta", signed(r.total)), h("td", "", String(r.wins)));
-      sum.append(tr);
-    });
-    root.append(sum);
-    if (cfg.handsUrl) root.append(Object.assign(h("a", "btn btn-small hands-link", cfg.handsLabel || t.replay), { href: cfg.handsUrl }));
-  }
+  if (over && state.summary) root.append(summaryEl(state, t, api, cfg));
 }
 
-export function renderOver(root, state, t, cfg) {
+/** The 大局 summary after the last hand: per player total, 胡, 自摸, 放炮 (when the rules have 点炮),
+ * best 胡息, the big winner (大赢家) marked; 再来一局 for seated players when the server offers it. */
+export function summaryEl(state, t, api, cfg) {
+  const box = h("div", "session-summary");
+  box.append(h("h2", "", state.status === "dissolved" ? t.dissolved : t.summary));
+  const rows = state.summary || [];
+  const has = (k) => rows.some((r) => r[k] !== null && r[k] !== undefined);
+  const cols = [["total", t.total, (r) => signed(r.total ?? 0), "delta"], ["wins", t.wins, (r) => String(r.wins ?? 0), ""]];
+  if (has("zimo")) cols.push(["zimo", t.zimo, (r) => String(r.zimo ?? 0), ""]);
+  if (has("dianpao")) cols.push(["dianpao", t.dianpao, (r) => (r.dianpao === null || r.dianpao === undefined ? "" : String(r.dianpao)), ""]);
+  if (has("best_huxi")) cols.push(["best_huxi", t.bestHuxi, (r) => String(r.best_huxi ?? 0), ""]);
+  const sum = h("table", "summary");
+  const hr = h("tr");
+  [t.player, ...cols.map((c) => c[1])].forEach((x) => hr.append(h("th", "", x)));
+  sum.append(hr);
+  rows.forEach((r) => {
+    const tr = h("tr", `${r.big_winner ? "big-winner" : ""}${r.index === state.me ? " me" : ""}`.trim());
+    const name = h("td", "summary-name", r.name || "");
+    if (r.big_winner) name.append(h("span", "badge big-winner-badge", t.bigWinner));
+    tr.append(name);
+    cols.forEach(([key, , fmtCell, cls]) => tr.append(h("td", `${cls} col-${key}`.trim(), fmtCell(r))));
+    sum.append(tr);
+  });
+  box.append(sum);
+  const bar = h("div", "actions");
+  const mine = state.me !== null && state.me !== undefined;
+  if (mine && cfg.urls && cfg.urls.rematch) bar.append(button(t.rematch, "btn-primary act-rematch", () => api.rematch()));
+  if (cfg.handsUrl) bar.append(Object.assign(h("a", "btn btn-small hands-link", cfg.handsLabel || t.replay), { href: cfg.handsUrl }));
+  box.append(bar);
+  return box;
+}
+
+export function renderOver(root, state, t, cfg, api) {
   // A session that ended without a settled last hand (dissolved before any hand): summary only.
   root.replaceChildren();
   if (state.stage !== "over" || (state.hand && state.hand.status !== "playing")) { root.hidden = true; return; }
   root.hidden = false;
   root.append(h("h2", "", state.status === "dissolved" ? t.dissolved : t.finished));
+  if (state.summary && state.summary.length) root.append(summaryEl(state, t, api, cfg));
   root.append(Object.assign(h("a", "btn", t.backToClub), { href: cfg.clubUrl }));
 }
 
