@@ -161,6 +161,10 @@ TABLES_DB_THREADS = 1 if DATABASES["default"]["ENGINE"].endswith("sqlite3") else
     os.environ.get("TABLES_DB_THREADS", "8"))
 # How often a server process checks that its table sockets have seen every update (apps/tables/watch.py).
 TABLES_WATCH_SECONDS = float(os.environ.get("TABLES_WATCH_SECONDS", "2"))
+# Presence (apps/tables/presence.py): each process marks its sockets' seats as seen this often, and
+# a seat online but unseen this long (its process was killed) is put offline.
+TABLES_PRESENCE_SECONDS = float(os.environ.get("TABLES_PRESENCE_SECONDS", "10"))
+TABLES_PRESENCE_STALE_SECONDS = float(os.environ.get("TABLES_PRESENCE_STALE_SECONDS", "30"))
 
 CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
@@ -170,6 +174,7 @@ CELERY_TIMEZONE = TIME_ZONE
 # production; `manage.py serve` runs them in an embedded thread. Apps add their entries here.
 CELERY_BEAT_SCHEDULE: dict[str, dict] = {}
 CELERY_BEAT_SCHEDULE["tables-fire-deadlines"] = {"task": "apps.tables.tasks.fire_deadlines", "schedule": 1.0}
+CELERY_BEAT_SCHEDULE["tables-sweep-presence"] = {"task": "apps.tables.tasks.sweep_presence", "schedule": 15.0}
 CELERY_BEAT_SCHEDULE["ledgers-sweep-unsettled"] = {"task": "apps.ledgers.tasks.sweep_unsettled", "schedule": 60.0}
 CELERY_BEAT_SCHEDULE["ledgers-rebuild-leaderboards"] = {"task": "apps.ledgers.tasks.rebuild_leaderboards", "schedule": 300.0}
 CELERY_BEAT_SCHEDULE["matches-start-due"] = {"task": "apps.matches.tasks.start_due_matches", "schedule": 5.0}

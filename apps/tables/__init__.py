@@ -24,5 +24,5 @@ time-outs), ``dissolve`` (解散), ``rematch`` (再来一局), ``arranged`` (tab
 matches); ``unit``, ``checks``, ``transitions``, ``session`` (the state machine), ``context``,
 ``outbox``, ``rows`` (the raw SQL of a move), ``hand_cache``; ``presenters``/``selectors``/
 ``summary`` (read side); ``consumers``/``watch`` (sockets, lost-update catch-up); ``verify``
-(hash chains and replays); ``engine_io`` (the one door to apps.engine).
+(hash chains and replays); ``engine_io`` (what a live hand asks of apps.engine).
 """

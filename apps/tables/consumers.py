@@ -123,7 +123,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept()
         self.behind_since = None
-        watch.register(self)
+        watch.register(self, db_call)
         if access.seat is not None:  # spectators have no seat to mark online
             await self._call(services.seat_set_online, online=True)
         await self._send_state()

@@ -60,7 +60,7 @@ class Ctx:
     def save(self) -> None:
         for seat in self.seats:
             if seat.index in self.dirty_seats:
-                seat.save()
+                seat.save(update_fields=Seat.LIVE_FIELDS)
         if self.hand is not None and self.hand_dirty and (
             self.hand.status != HandStatus.PLAYING or self.hand._state.adding
         ):

@@ -10,8 +10,7 @@ from datetime import timedelta
 
 from .checks import check_open, may_manage
 from .context import TableError, now
-from .models import TableStatus
-from .session import DISSOLVE_SECONDS
+from .models import DISSOLVE_SECONDS, TableStatus
 from .transitions import do_dissolve, do_dissolve_cancel
 from .unit import table_action
 

@@ -35,6 +35,10 @@ class Stage(models.TextChoices):
     OVER = "over", _("Over")
 
 
+PIAO_SECONDS = 15  # a piao window's time to choose
+DISSOLVE_SECONDS = 60  # a 解散 vote's time to answer
+
+
 class Table(models.Model):
     club = models.ForeignKey("clubs.Club", on_delete=models.CASCADE, related_name="tables")
     template = models.ForeignKey(
@@ -132,10 +136,17 @@ class Seat(models.Model):
     piao = models.SmallIntegerField(null=True, blank=True)
     ready = models.BooleanField(default=False)
     online = models.BooleanField(default=False)
+    # When a server process last saw this seat's player on a socket (watch.py, every few seconds).
+    # A seat online but unseen for a while lost its socket with a killed process: presence.py.
+    seen_at = models.DateTimeField(null=True, blank=True)
     tuoguan = models.BooleanField(default=False)
     timeouts = models.PositiveSmallIntegerField(default=0)
     score = models.IntegerField(default=0)  # running session total (score + piao lines)
     wins = models.PositiveSmallIntegerField(default=0)
+
+    # What a table transaction (``Ctx.save``) writes of a seat: not ``seen_at``, which the sockets'
+    # processes update on their own (a cached seat's older value must not overwrite it).
+    LIVE_FIELDS = ("user", "bot", "piao", "ready", "online", "tuoguan", "timeouts", "score", "wins")
 
     class Meta:
         ordering = ["table", "index"]

@@ -13,7 +13,8 @@ from typing import Any
 from apps.clubs.fees import fee_seats
 
 from . import engine_io
-from .models import Hand, HandStatus, Seat, Stage, Table
+from .models import DISSOLVE_SECONDS, PIAO_SECONDS, Hand, HandStatus, Seat, Stage, Table
+from .summary import session_summary
 
 
 def _ms(dt) -> int | None:
@@ -71,15 +72,7 @@ def hand_state(hand: Hand, engine_hand: Any, viewer: int | None) -> dict[str, An
 def deadline_seconds(table: Table, kind: str) -> int | None:
     """The full length of a deadline of ``kind``: what a countdown starts from. ``None`` for a bot's
     deadline alone (a random short delay, no countdown) and for unknown kinds."""
-    from .session import PIAO_SECONDS
-
     return {"turn": table.turn_seconds, "claim": table.claim_seconds, "piao": PIAO_SECONDS}.get(kind)
-
-
-def _dissolve_seconds() -> int:
-    from .session import DISSOLVE_SECONDS
-
-    return DISSOLVE_SECONDS
 
 
 def table_state(table: Table, seats: list[Seat], hand: Hand | None, engine_hand: Any,
@@ -126,10 +119,8 @@ def table_state(table: Table, seats: list[Seat], hand: Hand | None, engine_hand:
             "by": table.dissolve_by,
             "votes": table.dissolve_votes,
             "deadline": _ms(table.dissolve_deadline),
-            "seconds": _dissolve_seconds(),
+            "seconds": DISSOLVE_SECONDS,
         }
     if table.stage == Stage.OVER:
-        from .summary import session_summary  # the 大局 rows (summary.py), shared with apps/replays
-
         state["summary"] = session_summary(table, seats)
     return state

@@ -12,6 +12,7 @@ from django.utils import timezone
 from apps.clubs.selectors import can_manage_tables, membership_for
 
 from . import hand_cache
+from .context import lock
 from .models import Seat, Table, TableStatus
 from .outbox import view_seq
 from .presenters import table_state
@@ -43,8 +44,6 @@ def access_for(*, user, table: Table) -> Access | None:
 def table_snapshot(*, table_id: int, viewer: int | None) -> dict[str, Any]:
     """``{"seq", "viewer", "state"}``: the table as ``viewer`` sees it now (one consistent read);
     ``seq`` is the viewer's own update number (``outbox.view_seq``)."""
-    from .context import lock
-
     with transaction.atomic():
         # The row lock makes (table, seats, hand) one consistent read and lets them be cached.
         return _snapshot(lock(table_id), viewer)
@@ -64,8 +63,6 @@ def viewer_snapshot(*, user, table_id: int) -> dict[str, Any] | None:
     Checking access first and reading the snapshot after leaves a gap in which the table can change
     (a member allowed to look at a waiting table would get the state of the hand just dealt).
     """
-    from .context import lock
-
     with transaction.atomic():
         ctx = lock(table_id)
         access = access_for(user=user, table=ctx.table)

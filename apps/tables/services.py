@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.db import transaction
+from django.utils import timezone
 
 from apps.clubs.models import AuditAction, RuleTemplate
 from apps.clubs.services import audit_log
@@ -166,6 +167,8 @@ def piao_choose(*, user, table_id: int, value: Any) -> None:
 def seat_set_online(*, user, table_id: int, online: bool) -> None:
     with table_action(table_id) as ctx:
         seat = ctx.seat_of(user)
+        if seat is not None and online:  # seen now: presence.sweep leaves it alone (presence.py)
+            Seat.objects.filter(pk=seat.pk).update(seen_at=timezone.now())
         if seat is None or seat.online == online:
             ctx.nothing_changed()
             return

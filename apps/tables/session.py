@@ -13,11 +13,9 @@ from django.conf import settings
 from . import engine_io
 from .chain import seed_commitment
 from .context import Ctx, now
-from .models import Hand, HandStatus, Stage, Table, TableStatus
+from .models import PIAO_SECONDS, Hand, HandStatus, Stage, Table, TableStatus
 from .signals import hand_finished, session_policy, table_finished
 
-PIAO_SECONDS = 15
-DISSOLVE_SECONDS = 60  # a 解散 vote's time to answer
 
 def maybe_start(ctx: Ctx) -> None:
     """Everyone seated and ready: the session starts (or the next hand does)."""

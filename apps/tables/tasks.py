@@ -1,4 +1,4 @@
-"""Celery entry points (thin): find overdue tables, let the service apply the time-out rules."""
+"""Celery entry points (thin): fire overdue deadlines (the time-out rules), sweep lost presence."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import logging
 
 from celery import shared_task
 
+from . import presence
 from .play import deadline_fire
 from .selectors import overdue_table_ids
 
@@ -22,3 +23,9 @@ def fire_deadlines() -> int:
         except Exception:  # noqa: BLE001 - one broken table must not stop the others
             log.exception("deadline of table %s failed", table_id)
     return fired
+
+
+@shared_task(name="apps.tables.tasks.sweep_presence")
+def sweep_presence() -> int:
+    """Put offline the seats whose socket died with its process (presence.py); returns how many."""
+    return len(presence.sweep())

@@ -1,6 +1,7 @@
 """Catch lost updates: each server process checks, every ``TABLES_WATCH_SECONDS``, the update
 numbers (``Table.view_seqs``, per viewer) of the tables its sockets show, in one query, and sends a
-fresh ``state`` to a socket that is behind its viewer's number.
+fresh ``state`` to a socket that is behind its viewer's number. Every ``TABLES_PRESENCE_SECONDS``
+it also marks its sockets' seats as seen (presence.py sweeps the seats nobody sees any more).
 
 Group sends are at-most-once (a channel-layer or Redis restart drops them). Without this a socket
 whose update was lost would wait for the next move, or the next deadline, to notice. A socket is
@@ -16,22 +17,27 @@ from typing import Any
 
 from django.conf import settings
 
+from . import presence
+from .models import Table
+
 log = logging.getLogger(__name__)
 
 _sockets: dict[int, set[Any]] = {}  # table id -> its consumers in this process
 _task: asyncio.Task | None = None
+_seen_at = 0.0  # loop time of the last presence touch
 
 
 def interval() -> float:
     return settings.TABLES_WATCH_SECONDS
 
 
-def register(consumer) -> None:
+def register(consumer, db_call) -> None:
+    """Watch ``consumer``'s socket; ``db_call`` runs a function in a database thread."""
     global _task
     _sockets.setdefault(consumer.table_id, set()).add(consumer)
     loop = asyncio.get_running_loop()
     if _task is None or _task.done() or _task.get_loop() is not loop:  # (tests run one loop each)
-        _task = loop.create_task(_watch())
+        _task = loop.create_task(_watch(db_call))
 
 
 def unregister(consumer) -> None:
@@ -44,8 +50,6 @@ def unregister(consumer) -> None:
 
 def table_seqs(table_ids: list[int]) -> dict[int, dict[str, int]]:
     """Each table's update numbers per viewer (``Table.view_seqs``)."""
-    from .models import Table
-
     return dict(Table.objects.filter(pk__in=table_ids).values_list("pk", "view_seqs"))
 
 
@@ -75,12 +79,30 @@ async def check_once(db_call) -> int:
     return resynced
 
 
-async def _watch() -> None:
-    from .consumers import db_call
+def seated_players() -> dict[int, set[int]]:
+    """Table id -> the users seated there with a socket in this process."""
+    out: dict[int, set[int]] = {}
+    for table_id, consumers in _sockets.items():
+        users = {c.user.pk for c in consumers if c.view_key not in (None, "spectator")}
+        if users:
+            out[table_id] = users
+    return out
 
+
+async def touch_presence(db_call) -> int:
+    """Mark this process's seated sockets as seen now; returns how many seats."""
+    global _seen_at
+    _seen_at = asyncio.get_running_loop().time()
+    players = seated_players()
+    return await db_call(presence.seen)(players=players) if players else 0
+
+
+async def _watch(db_call) -> None:
     while _sockets:
         await asyncio.sleep(interval())
         try:
             await check_once(db_call)
+            if asyncio.get_running_loop().time() - _seen_at >= settings.TABLES_PRESENCE_SECONDS:
+                await touch_presence(db_call)
         except Exception:  # noqa: BLE001 - a database hiccup: try again next round
             log.exception("table watch round failed")

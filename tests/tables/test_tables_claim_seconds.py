@@ -14,7 +14,7 @@ from tables_helpers import current, ready_all
 from apps.clubs.models import RuleTemplate
 from apps.engine.rules import resolve_ruleset
 from apps.tables import arranged, engine_io, play, services, session
-from apps.tables.models import Seat, Table
+from apps.tables.models import PIAO_SECONDS, Seat, Table
 from apps.tables.outbox import view_seq
 from apps.tables.presenters import table_state
 
@@ -77,7 +77,7 @@ def test_piao_window_and_bot_deadlines_in_the_state(players, make_template, froz
     table = open_full(players, template)
     ready_all(table.pk, players)
     state = state_of(table.pk)
-    assert state["deadline_kind"] == "piao" and state["deadline_seconds"] == session.PIAO_SECONDS
+    assert state["deadline_kind"] == "piao" and state["deadline_seconds"] == PIAO_SECONDS
     # a bot's own deadline (its turn) has no countdown; in a claim window everyone sees the window
     table = Table.objects.get(pk=table.pk)
     seats = list(Seat.objects.filter(table=table).order_by("index"))

@@ -1,0 +1,65 @@
+"""Who is really at the table: seats online with no socket left are put offline.
+
+A socket's consumer marks its seat online on connect and offline on disconnect. A server process
+killed with SIGKILL never runs the disconnect: its players' seats would stay online. So each
+process marks the seats of its sockets as seen every ``TABLES_PRESENCE_SECONDS`` (watch.py,
+``seen``), and the beat task ``tables.sweep_presence`` puts offline, with the usual
+``seat.online`` event, every seat of an open table that is online but unseen for
+``TABLES_PRESENCE_STALE_SECONDS`` (``sweep``). A live socket whose seat was swept (a process too
+busy to touch in time) is put back online at its next touch.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.conf import settings
+from django.db.models import Q
+from django.utils import timezone
+
+from .models import Seat, TableStatus
+from .unit import table_action
+
+
+def _seats(players: dict[int, set[int]]):
+    q = Q()
+    for table_id, users in players.items():
+        q |= Q(table_id=table_id, user_id__in=users)
+    return Seat.objects.filter(q)
+
+
+def seen(*, players: dict[int, set[int]]) -> int:
+    """Table id -> users with a socket here: their seats are seen now (and online again if a sweep
+    put them offline while their socket lived). Returns how many seats were touched."""
+    touched = _seats(players).update(seen_at=timezone.now())
+    for table_id, index in _seats(players).filter(online=False).values_list("table_id", "index"):
+        set_online(table_id=table_id, index=index, online=True, reason="seen")
+    return touched
+
+
+def sweep(*, now=None) -> list[tuple[int, int]]:
+    """Put offline every seat of an open table online but unseen for a while; the (table, seat)s."""
+    now = now or timezone.now()
+    stale = now - timedelta(seconds=settings.TABLES_PRESENCE_STALE_SECONDS)
+    rows = list(Seat.objects.filter(online=True, table__status__in=[TableStatus.WAITING, TableStatus.PLAYING],
+                                    user__isnull=False)
+                .filter(Q(seen_at__isnull=True) | Q(seen_at__lt=stale)).values_list("table_id", "index"))
+    for table_id, index in rows:
+        set_online(table_id=table_id, index=index, online=False, reason="unseen", stale=stale)
+    return rows
+
+
+def set_online(*, table_id: int, index: int, online: bool, reason: str, stale=None) -> None:
+    with table_action(table_id) as ctx:
+        seat = ctx.seats[index]
+        if stale is not None:  # read under the lock: a socket may have touched it meanwhile
+            seen_at = Seat.objects.filter(pk=seat.pk).values_list("seen_at", flat=True).first()
+            unseen = seen_at is None or seen_at < stale
+        else:
+            unseen = True
+        if seat.user_id is None or seat.online == online or not unseen:
+            ctx.nothing_changed()  # it changed under us: someone connected or left meanwhile
+            return
+        seat.online = online
+        ctx.touch(seat)
+        ctx.event("seat.online", {"seat": seat.index, "online": online, "reason": reason})

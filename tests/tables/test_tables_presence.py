@@ -1,0 +1,86 @@
+"""Issue 12: no seat is left online without a socket. A process killed with SIGKILL never runs its
+sockets' disconnect; their seats are put offline by the presence sweep (apps/tables/presence.py),
+while seats whose sockets live elsewhere are kept online by their process's touch (watch.py)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from asgiref.sync import sync_to_async
+from django.utils import timezone
+from test_tables_consumer import MEMORY, connect, drain, wait_for
+
+from apps.tables import presence, services, tasks
+from apps.tables.models import Seat, Table, TableEvent
+
+
+def _seat(table, index) -> Seat:
+    return Seat.objects.get(table=table, index=index)
+
+
+@pytest.mark.django_db
+def test_a_seat_online_but_unseen_is_put_offline_with_an_event(full_table, players):
+    old = timezone.now() - timedelta(minutes=5)
+    Seat.objects.filter(table=full_table).update(online=True, seen_at=timezone.now())
+    Seat.objects.filter(table=full_table, index=1).update(seen_at=old)  # its process died
+    Seat.objects.filter(table=full_table, index=2).update(seen_at=None)  # never seen by a process
+    assert tasks.sweep_presence() == 2
+    assert [_seat(full_table, i).online for i in range(3)] == [True, False, False]
+    events = TableEvent.objects.filter(table=full_table, type="seat.online").order_by("seq")
+    assert [(e.payload["seat"], e.payload["online"], e.payload["reason"]) for e in events][-2:] == [
+        (1, False, "unseen"), (2, False, "unseen")]
+    assert tasks.sweep_presence() == 0  # once
+
+
+@pytest.mark.django_db
+def test_the_sweep_leaves_closed_tables_and_fresh_seats_alone(full_table, players):
+    Seat.objects.filter(table=full_table).update(online=True, seen_at=timezone.now() - timedelta(minutes=5))
+    Table.objects.filter(pk=full_table.pk).update(status="finished")
+    assert presence.sweep() == []
+    Table.objects.filter(pk=full_table.pk).update(status="waiting")
+    assert presence.sweep(now=timezone.now() - timedelta(minutes=5)) == []  # seen "just now" then
+
+
+@pytest.mark.django_db
+def test_a_live_socket_whose_seat_was_swept_comes_back_online_when_seen(full_table, players):
+    Seat.objects.filter(table=full_table, index=1).update(online=True, seen_at=None)
+    presence.sweep()
+    assert not _seat(full_table, 1).online
+    assert presence.seen(players={full_table.pk: {players[1].pk}}) == 1
+    seat = _seat(full_table, 1)
+    assert seat.online and seat.seen_at is not None
+    assert TableEvent.objects.filter(table=full_table, type="seat.online").last().payload["reason"] == "seen"
+
+
+@pytest.mark.django_db
+def test_a_table_transaction_does_not_write_back_an_older_seen_at(full_table, players):
+    services.seat_set_online(user=players[1], table_id=full_table.pk, online=True)  # seen now, cached
+    later = timezone.now() + timedelta(minutes=1)
+    Seat.objects.filter(table=full_table, index=1).update(seen_at=later)  # its process touched it
+    services.seat_ready(user=players[1], table_id=full_table.pk)  # saves the (cached) seat
+    assert _seat(full_table, 1).seen_at == later
+
+
+@MEMORY
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.asyncio
+async def test_a_process_marks_its_sockets_seats_seen_and_the_sweep_tells_the_others(
+        full_table, players, settings):
+    settings.TABLES_WATCH_SECONDS = 0.1
+    settings.TABLES_PRESENCE_SECONDS = 0.1
+    sock = await connect(players[0], full_table.pk)
+    await drain(sock)
+    old = timezone.now() - timedelta(minutes=5)
+    await sync_to_async(lambda: Seat.objects.filter(table=full_table, index=0).update(seen_at=old))()
+    # seat 1's player was connected to a process that was killed: online, and nobody sees it
+    await sync_to_async(lambda: Seat.objects.filter(table=full_table, index=1).update(online=True, seen_at=old))()
+    for _ in range(50):
+        if await sync_to_async(lambda: _seat(full_table, 0).seen_at)() > old:
+            break
+        await drain(sock, 0.1)
+    assert await sync_to_async(lambda: _seat(full_table, 0).seen_at)() > old  # touched by the watch
+    assert await sync_to_async(tasks.sweep_presence)() == 1
+    update = await wait_for(sock, lambda m: m["type"] == "update" and not m["state"]["seats"][1]["online"])
+    assert update["state"]["seats"][0]["online"] is True
+    await sock.disconnect()
