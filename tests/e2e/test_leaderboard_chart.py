@@ -10,8 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from apps.tables.outbox import view_seq
-
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 CHROMIUM = "/usr/bin/chromium"
@@ -27,22 +25,7 @@ pytestmark = [
 def test_points_chart_has_axes_dates_and_values_on_hover(browser, live_server, transactional_db, make_user, make_club):
     from apps.clubs.models import RuleTemplate
     from apps.ledgers.leaderboards import rebuild_club
-    from apps.tables import engine_io, play, services
-    from tests.tables.tables_helpers import current, ready_all
-
-    def open_and_play_hand(template, users, rng):
-        """Like tables_helpers.open_and_play_hand, with greedy choices (they win more often)."""
-        table = services.table_open(user=users[0], template=template)
-        for user in users[1:]:
-            services.table_join(user=user, table_id=table.pk)
-        ready_all(table.pk, users)
-        while True:
-            table, hand, eh = current(table.pk)
-            if hand.status != "playing":
-                return hand
-            seat = eh.to_act()[0]
-            action = engine_io.bot_choose(eh, seat, kind="greedy", rng=rng)
-            play.hand_act(user=users[seat], table_id=table.pk, seq=view_seq(table, seat), action=action.to_wire())
+    from tests.tables.tables_helpers import open_and_play_hand
 
     users = [make_user(f"lb{i}", password=PASSWORD, display_name=f"牌友{i}") for i in range(3)]
     club = make_club("排行俱乐部", owner=users[0], members=users[1:])
@@ -50,7 +33,7 @@ def test_points_chart_has_axes_dates_and_values_on_hover(browser, live_server, t
                                            piao_choices=[], hands_per_session=1, turn_seconds=15)
     wins = 0
     for seed in range(40):  # play until a few hands were won (a draw posts no points)
-        hand = open_and_play_hand(template, users, rng=random.Random(seed))
+        hand = open_and_play_hand(template, users, rng=random.Random(seed), kind="greedy")
         wins += (hand.result or {}).get("winner") is not None
         if wins >= 2:
             break

@@ -13,6 +13,7 @@ from apps.clubs.models import RuleTemplate
 from apps.ledgers import audit
 from apps.ledgers import services as ledger_services
 from apps.ledgers.models import Entry, Transaction
+from tests.tables.tables_helpers import play_hand_via_services
 
 
 @pytest.fixture
@@ -42,26 +43,10 @@ def _play_piao_hands(people, piao_values, hands=12):
             services.seat_ready(user=user, table_id=table.pk)
         for user, value in zip(users, piao_values, strict=True):
             services.piao_choose(user=user, table_id=table.pk, value=value)
-        hand = _play_greedy(table.pk, users, rng)
+        hand = play_hand_via_services(table.pk, users, rng, kind="greedy")
         if hand.result.get("winner") is not None:
             return Table.objects.get(pk=table.pk), hand
     raise AssertionError("no hand was won")
-
-
-def _play_greedy(table_id, users, rng):
-    """Every decision through ``play.hand_act``, chosen by the engine's greedy bot (which 胡s)."""
-    from apps.tables import engine_io, play
-    from apps.tables.outbox import view_seq
-    from tests.tables.tables_helpers import current
-
-    for _ in range(2000):
-        table, hand, eh = current(table_id)
-        if hand.status != "playing":
-            return hand
-        seat = eh.to_act()[0]
-        action = engine_io.bot_choose(eh, seat, kind="greedy", rng=rng)
-        play.hand_act(user=users[seat], table_id=table_id, seq=view_seq(table, seat), action=action.to_wire())
-    raise AssertionError("hand did not end")
 
 
 def _check_clean(hand):

@@ -15,25 +15,11 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tables"))
 
-from tables_helpers import current, ready_all  # noqa: E402
+from tables_helpers import play_hand_via_services, ready_all  # noqa: E402
 
-from apps.tables import engine_io, play, services, session  # noqa: E402
-from apps.tables.outbox import view_seq
+from apps.tables import services, session  # noqa: E402
 
-__all__ = ["_deterministic_deals", "play_hand", "play_table", "replay_club", "seat_players"]
-
-
-def play_hand(table_id: int, users: list, rng: random.Random, kind: str = "greedy"):
-    """Every decision through ``play.hand_act`` (as tables_helpers does), chosen by a ``kind`` bot:
-    greedy bots win most hands (random ones mostly draw), so settlements have real amounts."""
-    for _ in range(2000):
-        table, hand, eh = current(table_id)
-        if hand is None or hand.status != "playing":
-            return hand
-        seat = eh.to_act()[0]
-        action = engine_io.bot_choose(eh, seat, kind=kind, rng=rng)
-        play.hand_act(user=users[seat], table_id=table_id, seq=view_seq(table, seat), action=action.to_wire())
-    raise AssertionError("hand did not end")
+__all__ = ["_deterministic_deals", "play_table", "replay_club", "seat_players"]
 
 
 @pytest.fixture(autouse=True)
@@ -95,6 +81,6 @@ def play_table(replay_club, seat_players):
             if piao_choices:
                 for user in users:
                     services.piao_choose(user=user, table_id=table.pk, value=piao_choices[-1])
-            played.append(play_hand(table.pk, users, rng))
+            played.append(play_hand_via_services(table.pk, users, rng, kind="greedy"))
 
     return _play

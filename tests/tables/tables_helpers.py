@@ -17,15 +17,17 @@ def current(table_id: int):
     return table, hand, engine_hand
 
 
-def play_hand_via_services(table_id: int, users: list, rng: random.Random | None = None, max_steps=2000) -> Hand:
-    """Every human decision goes through ``play.hand_act`` with the current seq."""
+def play_hand_via_services(table_id: int, users: list, rng: random.Random | None = None, *, kind: str = "random",
+                           max_steps=2000) -> Hand:
+    """Every human decision goes through ``play.hand_act`` with the current seq, chosen by a
+    ``kind`` bot: "greedy" ones win most hands (random ones mostly draw)."""
     rng = rng or random.Random(1)
     for _ in range(max_steps):
         table, hand, eh = current(table_id)
         if hand is None or hand.status != "playing":
             return hand
         seat = eh.to_act()[0]
-        action = engine_io.bot_choose(eh, seat, kind="random", rng=rng)
+        action = engine_io.bot_choose(eh, seat, kind=kind, rng=rng)
         play.hand_act(user=users[seat], table_id=table_id, seq=view_seq(table, seat), action=action.to_wire())
     raise AssertionError("hand did not end")
 
@@ -35,11 +37,11 @@ def ready_all(table_id: int, users: list) -> None:
         services.seat_ready(user=user, table_id=table_id)
 
 
-def open_and_play_hand(template, users: list, rng: random.Random | None = None) -> Hand:
+def open_and_play_hand(template, users: list, rng: random.Random | None = None, *, kind: str = "random") -> Hand:
     """Open a table from ``template`` (users[0] opens, the others join), everyone readies, and the
     first hand is played to its end through the services; returns that hand's row."""
     table = services.table_open(user=users[0], template=template)
     for user in users[1:]:
         services.table_join(user=user, table_id=table.pk)
     ready_all(table.pk, users)
-    return play_hand_via_services(table.pk, users, rng=rng)
+    return play_hand_via_services(table.pk, users, rng=rng, kind=kind)

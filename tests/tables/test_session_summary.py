@@ -6,27 +6,14 @@ from __future__ import annotations
 import random
 
 import pytest
-from tables_helpers import current, play_hand_via_services, ready_all
+from tables_helpers import play_hand_via_services, ready_all
 
-from apps.tables import engine_io, play, services
+from apps.tables import services
 from apps.tables.models import Hand, Seat, Table
-from apps.tables.outbox import view_seq
 from apps.tables.presenters import table_state
 from apps.tables.summary import session_summary
 
 KEYS = {"index", "name", "total", "wins", "zimo", "dianpao", "best_huxi", "big_winner"}
-
-
-def play_greedy(table_id, users, rng):
-    """One hand, every decision through ``play.hand_act``, chosen by the engine's greedy bot (it 胡s)."""
-    for _ in range(2000):
-        table, hand, eh = current(table_id)
-        if hand.status != "playing":
-            return hand
-        seat = eh.to_act()[0]
-        action = engine_io.bot_choose(eh, seat, kind="greedy", rng=rng)
-        play.hand_act(user=users[seat], table_id=table_id, seq=view_seq(table, seat), action=action.to_wire())
-    raise AssertionError("hand did not end")
 
 
 def _state(table_id, viewer=0):
@@ -57,7 +44,7 @@ def test_summary_over_a_played_session_matches_the_hands(players, make_template)
     assert _state(table.pk)["summary"] is None
     for _ in range(3):
         ready_all(table.pk, players)
-        play_greedy(table.pk, players, rng)
+        play_hand_via_services(table.pk, players, rng, kind="greedy")
     state = _state(table.pk)
     assert state["stage"] == "over"
     rows = state["summary"]

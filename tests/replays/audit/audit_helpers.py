@@ -17,7 +17,7 @@ from apps.engine.rules import resolve_ruleset
 from apps.tables import engine_io
 from apps.tables.chain import GENESIS_HASH, link_hash, seed_commitment
 from apps.tables.models import Hand, Seat, Table, TableEvent
-from apps.tables.outbox import view_seq
+from tests.tables.tables_helpers import play_hand_via_services
 
 RULES = resolve_ruleset("full", {}, players=3)
 
@@ -141,8 +141,7 @@ def play_real_hand(club, users, seed: int = 1) -> Hand:
     """Open a table through the live services (users[0] opens it, the others join), ready, and play
     its first hand to the end through ``play.hand_act``; returns the hand row."""
     from apps.clubs import services as club_services
-    from apps.tables import play, services
-    from apps.tables.context import current_hand
+    from apps.tables import services
 
     template = club_services.template_create(
         club=club, by=club.owner, name=f"audit-{seed}", preset="full", options={}, players=3, base_score=1,
@@ -153,13 +152,4 @@ def play_real_hand(club, users, seed: int = 1) -> Hand:
         services.table_join(user=user, table_id=table.pk)
     for user in users:
         services.seat_ready(user=user, table_id=table.pk)
-    rng = random.Random(seed)
-    for _ in range(2000):
-        table = Table.objects.get(pk=table.pk)
-        hand, eh = current_hand(table)
-        if hand.status != "playing":
-            return hand
-        seat = eh.to_act()[0]
-        action = bot_choose(eh, seat, kind="random", rng=rng)
-        play.hand_act(user=users[seat], table_id=table.pk, seq=view_seq(table, seat), action=action.to_wire())
-    raise AssertionError("the hand did not end")
+    return play_hand_via_services(table.pk, users, random.Random(seed))
