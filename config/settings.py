@@ -4,6 +4,7 @@ Unset DATABASE_URL -> SQLite in BASE_DIR; unset REDIS_URL -> in-memory channel l
 in-process Celery. Set them for PostgreSQL, channels_redis and a Redis broker (see README).
 """
 
+import mimetypes
 import os
 from pathlib import Path
 
@@ -121,6 +122,8 @@ USE_TZ = True
 
 # --- Static ---------------------------------------------------------------------------------
 STATIC_URL = "/static/"
+# The web app manifest (static/manifest.webmanifest: the site on a phone's home screen).
+mimetypes.add_type("application/manifest+json", ".webmanifest")
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = BASE_DIR / "staticfiles"
 
