@@ -92,7 +92,7 @@ def _sample(locations: dict) -> list:
 
 def sitter(hand) -> int | None:
     """The seat that sits this hand out (4-player sit_out: the seat opposite the dealer)."""
-    return (hand.dealer + 2) % 4 if hand.rs.sit_out else None
+    return hand.rs.sitter(hand.dealer)
 
 
 def opening_ti(hand) -> dict[int, int]:

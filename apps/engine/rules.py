@@ -56,6 +56,15 @@ class RuleSet:
         """Players who take part in a hand (a sit_out sitter does not)."""
         return 3 if self.sit_out else self.players
 
+    def sitter(self, dealer: int) -> int | None:
+        """RULES.md §2: in 4-player sit_out the seat opposite the dealer sits the hand out."""
+        return (dealer + 2) % 4 if self.sit_out else None
+
+    def active_seats(self, dealer: int) -> list[int]:
+        """The seats that play a hand dealt by ``dealer``, in seat order (all but the sitter)."""
+        sitter = self.sitter(dealer)
+        return [s for s in range(self.players) if s != sitter]
+
     @property
     def base_count(self) -> int:
         """Cards held while waiting (RULES.md §5.6): 20, or 14 in deal_all."""

@@ -35,8 +35,7 @@ class HandState:
         self.dealer = dealer
         self.deck = deck
         n = rs.players
-        sitter = (dealer + 2) % 4 if rs.sit_out else None
-        self.active_seats = [s for s in range(n) if s != sitter]
+        self.active_seats = rs.active_seats(dealer)
         self._next = {s: self.active_seats[(i + 1) % len(self.active_seats)] for i, s in enumerate(self.active_seats)}
         seats = self.active_seats  # the play order from each active seat (never mutated):
         self._orders = {s: seats[i:] + seats[:i] for i, s in enumerate(seats)}

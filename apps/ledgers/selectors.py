@@ -158,30 +158,20 @@ class TableFacts:
 
 @dataclass(frozen=True)
 class HandFacts:
-    """What settlement reads of a tables.Hand, with its table, seats and their accounts.
-
-    Only the parts of the snapshot that settlement needs are read (``ruleset_json``,
-    ``state_dealer``); ``full_state()`` fetches the whole snapshot for a replay.
-    """
+    """What settlement reads of a tables.Hand: what the hand froze when it was dealt and when it
+    ended (who sat where, which seats played, the totals), its table's fee snapshot, and the seats'
+    member accounts."""
 
     pk: int
     status: str
     number: int
-    dealer: int
-    ruleset_json: dict | None
-    state_dealer: int | None
-    piao: dict
-    result: dict | None
+    result: dict | None  # the engine's result (winner, 胡息) for the transaction's detail
+    totals: dict | None  # the engine's settle(): {"score", "piao", "total"} per seat
+    players: dict  # {seat: user id | None} at the deal
+    playing: list | None  # the seats that played (all but a 4-player sit_out sitter)
     table: TableFacts
     settled_id: int | None  # the transaction of ``hand:<pk>``, if already posted
-    players: dict | None = None  # Hand.players ({seat: user_id}) if tables records it
-    seat_users: dict = field(default_factory=dict)  # {seat: user_id | None}
     accounts: dict = field(default_factory=dict)  # {user_id: member Account id} (existing ones)
-
-    def full_state(self) -> dict:
-        from apps.tables.models import Hand
-
-        return Hand.objects.values_list("state", flat=True).get(pk=self.pk)
 
 
 def _json(value):
@@ -189,26 +179,20 @@ def _json(value):
 
 
 def hand_facts(*, hand_id: int, key: str) -> HandFacts | None:
-    """One query: the hand, its table, "already settled?", its seats and their member accounts."""
+    """One query: the hand's frozen facts, its table, "already settled?" and the member accounts
+    of the hand's players (raw SQL: this is the settlement's hot path, a few hundred a second)."""
     from apps.tables.models import Hand, Seat, Table
 
     hand_t, table_t, seat_t = Hand._meta.db_table, Table._meta.db_table, Seat._meta.db_table
     txn_t, account_t = Transaction._meta.db_table, Account._meta.db_table
-    players = "h.players" if any(f.name == "players" for f in Hand._meta.concrete_fields) else "NULL"
-    if connection.vendor == "postgresql":  # not the whole snapshot (actions, events): two keys of it
-        snapshot = "h.state -> 'ruleset', h.state -> 'dealer'"
-    else:
-        snapshot = "h.state, NULL"
-    index = connection.ops.quote_name("index")
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT h.id, h.status, h.number, h.dealer, {snapshot}, h.piao, h.result, "
+            f"SELECT h.id, h.status, h.number, h.result, h.totals, h.players, h.playing, "
             f"t.id, t.club_id, t.base_score, t.name, t.practice, t.fee, t.fee_payer, "
-            f"(SELECT x.id FROM {txn_t} x WHERE x.idempotency_key = %s), {players}, "
-            f"s.{index}, s.user_id, a.id "
+            f"(SELECT x.id FROM {txn_t} x WHERE x.idempotency_key = %s), a.user_id, a.id "
             f"FROM {hand_t} h JOIN {table_t} t ON t.id = h.table_id "
-            f"LEFT JOIN {seat_t} s ON s.table_id = t.id "
-            f"LEFT JOIN {account_t} a ON a.user_id = s.user_id AND a.club_id = t.club_id AND a.kind = 'member' "
+            f"LEFT JOIN {account_t} a ON a.club_id = t.club_id AND a.kind = 'member' "
+            f"AND a.user_id IN (SELECT s.user_id FROM {seat_t} s WHERE s.table_id = t.id) "
             f"WHERE h.id = %s",
             [key, hand_id],
         )
@@ -216,17 +200,10 @@ def hand_facts(*, hand_id: int, key: str) -> HandFacts | None:
     if not rows:
         return None
     row = rows[0]
-    ruleset, state_dealer = _json(row[4]), _json(row[5])
-    if connection.vendor != "postgresql":
-        state = ruleset or {}
-        ruleset, state_dealer = state.get("ruleset"), state.get("dealer")
-    table = TableFacts(row[8], row[9], row[10], row[11], bool(row[12]), int(row[13]), row[14])
-    facts = HandFacts(row[0], row[1], row[2], row[3], ruleset, state_dealer, _json(row[6]) or {}, _json(row[7]),
-                      table, row[15], _json(row[16]))
-    for *_, seat, user_id, account_id in rows:
-        if seat is None:
-            continue
-        facts.seat_users[int(seat)] = user_id
+    table = TableFacts(row[7], row[8], row[9], row[10], bool(row[11]), int(row[12]), row[13])
+    players = {int(k): (None if v is None else int(v)) for k, v in (_json(row[5]) or {}).items()}
+    facts = HandFacts(row[0], row[1], row[2], _json(row[3]), _json(row[4]), players, _json(row[6]), table, row[14])
+    for *_, user_id, account_id in rows:
         if account_id is not None:
             facts.accounts[user_id] = account_id
     return facts

@@ -36,14 +36,6 @@ class SettleOutcome:
     club_id: int | None = None
 
 
-def _frozen_seat_users(hand) -> dict[int, int | None] | None:
-    """Who sat where, if tables froze it on the hand (``Hand.players`` or ``result["seat_users"]``)."""
-    frozen = hand.players or ((hand.result or {}).get("seat_users") if isinstance(hand.result, dict) else None)
-    if not frozen:
-        return None
-    return {int(k): (int(v) if v is not None else None) for k, v in frozen.items()}
-
-
 def settle_hand(*, hand_id: int) -> SettleOutcome:
     """Post the settlement of a finished hand; a no-op when it was posted before.
 
@@ -51,7 +43,7 @@ def settle_hand(*, hand_id: int) -> SettleOutcome:
     ``hand:<id>`` key decides inside the posting's database transaction.
     """
     key = hand_key(hand_id)
-    # One plain query: the hand, its table, "already settled?", its seats with their accounts.
+    # One plain query: the hand's frozen facts, its table, "already settled?", the accounts.
     hand = selectors.hand_facts(hand_id=hand_id, key=key)
     if hand is None:
         return SettleOutcome("missing")
@@ -60,13 +52,7 @@ def settle_hand(*, hand_id: int) -> SettleOutcome:
         return SettleOutcome("already", hand.settled_id, table.club_id)
     if hand.status != HAND_FINISHED:
         return SettleOutcome("not_finished", club_id=table.club_id)
-    frozen = _frozen_seat_users(hand)
-    plan = hand_settlement(
-        hand=hand,
-        seat_users=frozen or hand.seat_users,
-        practice=table.practice,
-        known_accounts=hand.accounts,
-    )
+    plan = hand_settlement(hand=hand, practice=table.practice, known_accounts=hand.accounts)
     # One statement on PostgreSQL; the unique key decides (a duplicate is reported as "already").
     txn_id, created = post_settlement(
         club_id=table.club_id,

@@ -1,28 +1,26 @@
 """From a finished tables.Hand to the ledger lines of its settlement (RULES.md §9.3–9.4).
 
-The engine is the single source of the amounts (``settle_amounts`` fed with the finished hand's
-stored engine result, equal to ``settle`` of the replayed hand); this module only maps seats to
-accounts: a score line and a piao line per playing seat (never a line of amount 0: no "飘 0"),
-nothing for a 4-player sit_out sitter, no score or piao for a draw (荒庄), nothing at all for a
-practice table.
+The ledger posts what the hand froze, nothing it works out again: the engine's totals
+(``Hand.totals``, ``settle`` when the hand ended: score, piao and total per seat, each zero-sum),
+who sat where at the deal (``Hand.players``) and which seats played (``Hand.playing``: all but a
+4-player sit_out sitter). Per playing seat a score and a piao line, never a line of amount 0 (no
+"飘 0"): nothing for a sitter, no score or piao for a draw (荒庄), nothing at all for a practice
+table. Whether the posted lines equal the totals is checked in one place, the hand verification
+(``apps.engine.export``: "the ledger's hand entries equal the settlement").
 
 The table's fee (桌费; RULES.md §9.3: "tables may charge a fee; not part of the rules") goes into
 the same transaction: per paying seat a ``fee`` line of −fee on the player's account and one of
 +fee on the club account. Who pays is the table's snapshot of its template: every playing seat
 (draws included) or only the winner (nothing on a draw); a sitter, a bot seat (the club account
-plays it) and practice tables never pay. A hand with no line at all is still "settled": its transaction exists, with no entries,
-so the sweep and the audit see exactly one per hand.
+plays it) and practice tables never pay. A hand with no line at all is still "settled": its
+transaction exists, with no entries, so the sweep and the audit see exactly one per hand.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 from apps.clubs.fees import fee_seats
-from apps.engine import Hand, settle
-from apps.engine.rules import RuleSet
-from apps.engine.settlement import settle_amounts
 
 from .models import EntryKind
 from .posting import Line, club_account, member_accounts
@@ -34,13 +32,6 @@ class HandSettlement:
     detail: dict = field(default_factory=dict)
 
 
-def sitter_seat(ruleset, dealer: int) -> int | None:
-    """RULES.md §2: in 4-player sit_out the seat opposite the dealer sits out."""
-    if getattr(ruleset, "sit_out", False):
-        return (dealer + 2) % 4
-    return None
-
-
 def _winner_and_huxi(result: dict | None) -> tuple[int | None, int | None]:
     if not result:
         return None, None
@@ -50,102 +41,15 @@ def _winner_and_huxi(result: dict | None) -> tuple[int | None, int | None]:
     return (None if winner is None else int(winner)), (None if huxi is None else int(huxi))
 
 
-def piao_by_seat(raw: dict | None) -> dict[int, int]:
-    """Hand.piao is JSON, so its keys are strings; unset (None) choices count as 0."""
-    return {int(seat): int(value or 0) for seat, value in (raw or {}).items()}
-
-
-def amounts_for(engine_hand, *, base: int, piao: dict[int, int]) -> dict:
-    """The engine's settlement of a replayed hand: {"score": {seat: int}, "piao": …, "total": …}."""
-    return settle(engine_hand, base=base, piao=piao)
-
-
-def load_engine_hand(state: dict) -> Hand:
-    return Hand.from_json(state)
-
-
-@lru_cache(maxsize=256)
-def _ruleset(items: tuple) -> RuleSet:
-    return RuleSet.from_json(dict(items))
-
-
-def ruleset_of(data: dict) -> RuleSet:
-    """``RuleSet.from_json`` of a stored ruleset, cached (every field is a scalar)."""
-    try:
-        return _ruleset(tuple(sorted(data.items())))
-    except TypeError:  # an unhashable value: no cache
-        return RuleSet.from_json(data)
-
-
-def active_seats_of(rs: RuleSet, dealer: int) -> list[int]:
-    """The engine's ``Hand.active_seats``: every seat but a 4-player sit_out sitter."""
-    sitter = sitter_seat(rs, dealer)
-    return [s for s in range(rs.players) if s != sitter]
-
-
-def result_is_complete(result) -> bool:
-    """A stored engine result that ``settle_amounts`` can use without replaying the hand."""
-    if not isinstance(result, dict) or "winner" not in result:
-        return False
-    if result["winner"] is None:
-        return True
-    settlement = result.get("settlement")
-    return isinstance(settlement, dict) and isinstance(settlement.get("score"), int)
-
-
-def amounts_from_result(
-    *, ruleset: dict, dealer: int, result: dict, base: int, piao: dict[int, int]
-) -> tuple[dict, list[int]]:
-    """The amounts of ``settle(Hand.from_json(state), base, piao)`` without the replay.
-
-    The finished hand's engine result (winner, settlement score, discarder) plus the ruleset and
-    the active seats are everything ``settle_amounts`` reads; tests check the equality on many real
-    hands. Returns ``(amounts, active_seats)``.
-    """
-    if isinstance(base, bool) or not isinstance(base, int) or base < 1:
-        raise ValueError("base must be a positive integer")
-    rs = ruleset_of(ruleset)
-    active = active_seats_of(rs, dealer)
-    winner = result.get("winner")
-    score = result["settlement"]["score"] if winner is not None else 0
-    amounts = settle_amounts(
-        rs, winner, score, active, base=base, piao=piao, discarder=result.get("discarder")
-    )
-    return amounts, active
-
-
-def hand_settlement(
-    *, hand, seat_users: dict[int, int | None], practice: bool = False, known_accounts: dict | None = None
-) -> HandSettlement:
-    """Lines and frozen facts for one finished hand.
-
-    ``hand`` is a tables.Hand row or ``selectors.HandFacts``; ``known_accounts`` ({user_id: account
-    id}) saves looking up accounts that already exist. The amounts come from the stored engine
-    result (``amounts_from_result``); a hand whose snapshot lacks it is replayed
-    (``Hand.from_json``) and settled by ``settle`` as before.
-    """
+def hand_settlement(*, hand, practice: bool = False, known_accounts: dict | None = None) -> HandSettlement:
+    """Lines and frozen facts for one finished hand (a tables.Hand row or ``selectors.HandFacts``);
+    ``known_accounts`` ({user_id: account id}) saves looking up accounts that already exist."""
     table = hand.table
-    base = table.base_score
-    piao_in = piao_by_seat(hand.piao)
-    ruleset = getattr(hand, "ruleset_json", None)
-    dealer = getattr(hand, "state_dealer", None)
-    if ruleset is None or dealer is None:
-        state = hand.state or {}
-        ruleset, dealer = state.get("ruleset"), state.get("dealer", hand.dealer)
-    result = hand.result
-    if ruleset is not None and dealer is not None and result_is_complete(result):
-        winner, huxi = _winner_and_huxi(result)
-        amounts, active = (None, None) if winner is None or practice else amounts_from_result(
-            ruleset=ruleset, dealer=int(dealer), result=result, base=base, piao=piao_in
-        )
-        if active is None:
-            active = active_seats_of(ruleset_of(ruleset), int(dealer))
-    else:  # no usable stored result: replay the hand
-        engine_hand = load_engine_hand(hand.full_state() if hasattr(hand, "full_state") else hand.state)
-        result = result or engine_hand.result
-        winner, huxi = _winner_and_huxi(result)
-        active = list(engine_hand.active_seats)
-        amounts = None if winner is None or practice else amounts_for(engine_hand, base=base, piao=piao_in)
+    if not isinstance(hand.totals, dict) or hand.playing is None:
+        raise ValueError(f"hand {hand.pk} has no frozen totals and playing seats to post")
+    seat_users = {int(k): (None if v is None else int(v)) for k, v in (hand.players or {}).items()}
+    winner, huxi = _winner_and_huxi(hand.result)
+    active = [int(s) for s in hand.playing]
     active_set = set(active)
     playing = [s for s in sorted(seat_users) if s in active_set]
     detail = {
@@ -178,8 +82,8 @@ def hand_settlement(
         return house_id
 
     if winner is not None:
-        score = {int(k): int(v) for k, v in amounts["score"].items()}
-        piao = {int(k): int(v) for k, v in amounts["piao"].items()}
+        score = {int(k): int(v) for k, v in hand.totals["score"].items()}
+        piao = {int(k): int(v) for k, v in hand.totals["piao"].items()}
         for seat in playing:
             user_id = seat_users[seat]
             # a bot seat on a real table: the club account plays it

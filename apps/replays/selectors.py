@@ -8,7 +8,6 @@ times), the players' names once; the frames are computed from them (apps.engine.
 
 from __future__ import annotations
 
-from types import SimpleNamespace
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -72,8 +71,7 @@ def replay_data(access: ReplayAccess) -> dict[str, Any]:
         k = frame["index"]
         frame["time"] = start if k == 0 else (_ms(times[k - 1]) if k - 1 < len(times) else None)
     players = hand.players or {}
-    first_view = frames[0]["view"]
-    fees = hand_fees(table, hand, SimpleNamespace(active_seats=first_view.get("active_seats") or []))
+    fees = hand_fees(table, hand)
     return {
         "hand": {
             "id": hand.pk, "number": hand.number, "status": hand.status, "dealer": hand.dealer,

@@ -150,10 +150,9 @@ def fee_problem(hand: Hand, doc: dict) -> str | None:
     ledger, table = part["ledger"], doc["table"]
     if ledger is None or table["practice"]:
         return None
-    rs = RuleSet.from_json(hand.ruleset)
-    sitter = (hand.dealer + 2) % 4 if rs.sit_out else None
+    active = set(RuleSet.from_json(hand.ruleset).active_seats(hand.dealer))  # the engine's rule (§2)
     seat_users = {int(k): v for k, v in (hand.players or {}).items()}
-    playing = sorted(s for s in seat_users if s != sitter)
+    playing = sorted(s for s in seat_users if s in active)
     winner = (hand.result or {}).get("winner")
     want = fee_seats(fee=int(table["fee"]), payer=table["fee_payer"], playing=playing, winner=winner,
                      seat_users=seat_users)

@@ -189,6 +189,9 @@ class Hand(models.Model):
     # Who sat where when the hand was dealt ({seat: user id, or null for a bot}): settlement pays
     # these players even if a seat changes hands before the ledger posts.
     players = models.JSONField(default=dict, blank=True)
+    # The seats that play the hand (the engine's active seats: all but a 4-player sit_out sitter),
+    # frozen at the deal: with ``players`` and ``totals`` everything the ledger posts.
+    playing = models.JSONField(null=True, blank=True)
     status = models.CharField(max_length=10, choices=HandStatus.choices, default=HandStatus.PLAYING)
     result = models.JSONField(null=True, blank=True)  # the engine's h.result
     totals = models.JSONField(null=True, blank=True)  # engine settle(): {"score", "piao", "total"} per seat

@@ -38,12 +38,12 @@ def seat_state(seat: Seat, *, show_piao: bool) -> dict[str, Any]:
     }
 
 
-def hand_fees(table: Table, hand: Hand, engine_hand: Any) -> dict[str, int]:
+def hand_fees(table: Table, hand: Hand) -> dict[str, int]:
     """The table fee each seat pays for this finished hand (``{"seat": fee}``), as the ledger posts it."""
     if table.practice or hand.status != HandStatus.FINISHED:
         return {}
     seat_users = {int(k): v for k, v in (hand.players or {}).items()}
-    active = set(engine_hand.active_seats)
+    active = set(hand.playing or [])  # frozen at the deal, as the ledger reads it
     payers = fee_seats(fee=int(table.fee), payer=table.fee_payer, playing=sorted(s for s in seat_users if s in active),
                        winner=(hand.result or {}).get("winner"), seat_users=seat_users)
     return {str(s): int(table.fee) for s in payers}
@@ -107,7 +107,7 @@ def table_state(table: Table, seats: list[Seat], hand: Hand | None, engine_hand:
         "summary": None,
     }
     if state["hand"] is not None and state["hand"]["status"] != HandStatus.PLAYING:
-        state["hand"]["fees"] = hand_fees(table, hand, engine_hand)
+        state["hand"]["fees"] = hand_fees(table, hand)
     info = table.deadline_info or {}
     if info.get("window"):
         # A claim window: everyone sees its end, not whose decision (a bot's or a person's) the

@@ -66,7 +66,7 @@ def deal(ctx: Ctx) -> None:
     hand = Hand.objects.create(
         table=table, number=table.hands_played + 1, dealer=table.dealer, seed_hash=seed_commitment(seed),
         ruleset=table.ruleset, state=engine_io.dump_hand(engine_hand), piao=piao,
-        players={str(s.index): s.user_id for s in ctx.seats},
+        players={str(s.index): s.user_id for s in ctx.seats}, playing=list(engine_hand.active_seats),
     )
     ctx.hand, ctx.engine_hand, ctx.hand_dirty = hand, engine_hand, True
     table.stage = Stage.HAND

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import random
 from datetime import timedelta
 from functools import lru_cache
@@ -71,12 +72,22 @@ def make_finished_hand(people):
                 Seat.objects.create(table=table, index=i, user=users[i] if i < len(users) else None,
                                     bot="" if i < len(users) and users[i] else "greedy")
         counter["n"] += 1
+        # What tables freezes: who sat where, which seats play, and (once it ended) the totals.
+        from apps.engine import Hand as EngineHand
+        from apps.engine import settle
+
+        engine_hand = EngineHand.from_json(state)
+        seat_users = dict(Seat.objects.filter(table=table).values_list("index", "user_id"))
+        totals = None
+        if status == "finished":
+            totals = json.loads(json.dumps(settle(engine_hand, base=table.base_score, piao=dict(piao or {}))))
         return Hand.objects.create(
             table=table, number=table.hands.count() + 1, dealer=dealer,
             seed_hash=hashlib.sha256(bytes.fromhex(seed)).hexdigest(),
             seed=seed if status != "playing" else "", ruleset=state["ruleset"], state=state,
             piao={str(k): v for k, v in (piao or {}).items()}, status=status,
-            result=result if status == "finished" else None,
+            result=result if status == "finished" else None, totals=totals,
+            players={str(k): v for k, v in seat_users.items()}, playing=list(engine_hand.active_seats),
             finished_at=timezone.now() - timedelta(minutes=1) if status == "finished" else None,
         )
 

@@ -68,7 +68,7 @@ class TableWriter:
         hand = Hand.objects.create(
             table=self.table, number=self.number, dealer=dealer, seed_hash=seed_commitment(seed),
             ruleset=RULES.to_json(), state={}, players={str(i): (u.pk if u else None) for i, u in enumerate(self.users)},
-            started_at=started,
+            playing=list(eh.active_seats), started_at=started,
         )
         rows = [self._event("hand.start", {"number": self.number, "dealer": dealer, "seed_hash": hand.seed_hash},
                             hand, started)]

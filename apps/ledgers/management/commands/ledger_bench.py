@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import random
 import signal
@@ -43,6 +44,7 @@ SCENARIOS = [
 
 
 def play_states(per_scenario: int) -> list[tuple]:
+    from apps.engine import settle
     from apps.engine.bots import bot_choose
     from apps.engine.hand import Hand
     from apps.engine.rules import resolve_ruleset
@@ -57,7 +59,10 @@ def play_states(per_scenario: int) -> list[tuple]:
             while not hand.finished:
                 seat = hand.to_act()[0]
                 hand.apply(seat, bot_choose(hand, seat, kind="greedy", rng=rng))
-            out.append((players, hand.to_json(), hand.result, seed.hex(), hand.dealer, piao))
+            # what tables freezes when a hand ends: the engine's totals and the seats that played
+            totals = json.loads(json.dumps(settle(hand, base=1, piao=piao or {})))
+            out.append((players, hand.to_json(), hand.result, seed.hex(), hand.dealer, piao, totals,
+                        list(hand.active_seats)))
     return out
 
 
@@ -121,19 +126,22 @@ class Command(BaseCommand):
                                     players=players, ruleset=state["ruleset"], hands_per_session=per_table,
                                     hands_played=per_table, status="finished", created_by=users[0]))
             tables = Table.objects.bulk_create(tables)
-            seats = []
+            seats, seat_users = [], []
             for table in tables:
-                for i, user in enumerate(rng.sample(users, table.players)):
+                sample = rng.sample(users, table.players)
+                seat_users.append({str(i): user.pk for i, user in enumerate(sample)})
+                for i, user in enumerate(sample):
                     seats.append(Seat(table=table, index=i, user=user))
             Seat.objects.bulk_create(seats, batch_size=2000)
             rows = []
             for n in range(opts["hands"]):
                 t = n % n_tables
-                players, state, result, seed, dealer, piao = states[t % len(states)]
+                players, state, result, seed, dealer, piao, totals, playing = states[t % len(states)]
                 rows.append(Hand(table=tables[t], number=n // n_tables + 1, dealer=dealer,
                                  seed_hash=hashlib.sha256(bytes.fromhex(seed)).hexdigest(), seed=seed,
                                  ruleset=state["ruleset"], state=state, status="finished", result=result,
-                                 piao={str(k): v for k, v in (piao or {}).items()}, finished_at=finished_at))
+                                 piao={str(k): v for k, v in (piao or {}).items()}, finished_at=finished_at,
+                                 totals=totals, players=seat_users[t], playing=playing))
             created = Hand.objects.bulk_create(rows, batch_size=1000)
         self.stdout.write(f"created {len(created)} finished hands on {n_tables} tables in club {club.pk} "
                           f"({time.monotonic() - t0:.1f}s)")

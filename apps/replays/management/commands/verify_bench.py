@@ -134,7 +134,7 @@ class Command(BaseCommand):
                         seed_hash=hashlib.sha256(engine.seed).hexdigest(), seed=engine.seed.hex(),
                         ruleset=engine.rs.to_json(), state=engine.to_json(), status="finished",
                         piao={str(k): v for k, v in piao.items()},
-                        players={str(i): u.pk for i, u in enumerate(seated)},
+                        players={str(i): u.pk for i, u in enumerate(seated)}, playing=list(engine.active_seats),
                         result=_json(engine.result), totals=_json(settle(engine, base=2, piao=piao)),
                         started_at=at, finished_at=at,
                     ), engine))
