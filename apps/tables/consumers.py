@@ -94,6 +94,15 @@ CLOSE_NOT_FOUND = 4404
 
 
 class TableConsumer(AsyncJsonWebsocketConsumer):
+    async def __call__(self, scope, receive, send) -> None:
+        """The consumer's whole life; it leaves the watch however it ends. A consumer can end
+        without ``disconnect`` (its channel-layer receive failed while Redis restarted): left in
+        the watch, it would keep its seat "seen" and put it back online after the socket closed."""
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            watch.unregister(self)
+
     async def dispatch(self, message: dict) -> None:
         """Channels' dispatch minus its per-message ``aclose_old_connections`` hop.
 

@@ -28,12 +28,16 @@ def _seats(players: dict[int, set[int]]):
     return Seat.objects.filter(q)
 
 
-def seen(*, players: dict[int, set[int]]) -> int:
-    """Table id -> users with a socket here: their seats are seen now (and online again if a sweep
-    put them offline while their socket lived). Returns how many seats were touched."""
+def seen(*, players: dict[int, set[int]], still_here=None) -> int:
+    """Table id -> users with a socket here: their seats are seen now, and online again if a sweep
+    put them offline while their socket lived. ``still_here(table_id, user_id)``, asked under the
+    table's lock, tells whether the socket is still open (one that closed meanwhile has put its
+    seat offline and must not be put back). Returns how many seats were touched."""
     touched = _seats(players).update(seen_at=timezone.now())
-    for table_id, index in _seats(players).filter(online=False).values_list("table_id", "index"):
-        set_online(table_id=table_id, index=index, online=True, reason="seen")
+    for table_id, index, user_id in _seats(players).filter(online=False).values_list("table_id", "index",
+                                                                                    "user_id"):
+        set_online(table_id=table_id, index=index, online=True, reason="seen",
+                   only_if=None if still_here is None else (lambda t=table_id, u=user_id: still_here(t, u)))
     return touched
 
 
@@ -49,9 +53,12 @@ def sweep(*, now=None) -> list[tuple[int, int]]:
     return rows
 
 
-def set_online(*, table_id: int, index: int, online: bool, reason: str, stale=None) -> None:
+def set_online(*, table_id: int, index: int, online: bool, reason: str, stale=None, only_if=None) -> None:
     with table_action(table_id) as ctx:
         seat = ctx.seats[index]
+        if only_if is not None and not only_if():
+            ctx.nothing_changed()
+            return
         if stale is not None:  # read under the lock: a socket may have touched it meanwhile
             seen_at = Seat.objects.filter(pk=seat.pk).values_list("seen_at", flat=True).first()
             unseen = seen_at is None or seen_at < stale

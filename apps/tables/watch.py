@@ -41,7 +41,7 @@ def register(consumer, db_call) -> None:
 
 
 def unregister(consumer) -> None:
-    group = _sockets.get(consumer.table_id)
+    group = _sockets.get(getattr(consumer, "table_id", None))
     if group is not None:
         group.discard(consumer)
         if not group:
@@ -94,7 +94,13 @@ async def touch_presence(db_call) -> int:
     global _seen_at
     _seen_at = asyncio.get_running_loop().time()
     players = seated_players()
-    return await db_call(presence.seen)(players=players) if players else 0
+    return await db_call(presence.seen)(players=players, still_here=has_socket) if players else 0
+
+
+def has_socket(table_id: int, user_id: int) -> bool:
+    """Is a socket of ``user_id`` at ``table_id`` open in this process? (Called from a database
+    thread: a consumer unregisters before its disconnect puts the seat offline.)"""
+    return any(c.user.pk == user_id for c in list(_sockets.get(table_id, ())))
 
 
 async def _watch(db_call) -> None:

@@ -54,6 +54,16 @@ def test_a_live_socket_whose_seat_was_swept_comes_back_online_when_seen(full_tab
 
 
 @pytest.mark.django_db
+def test_a_socket_that_closed_meanwhile_is_not_put_back_online(full_table, players):
+    """The touch read the sockets, then one closed and put its seat offline: not undone."""
+    Seat.objects.filter(table=full_table, index=1).update(online=False)
+    presence.seen(players={full_table.pk: {players[1].pk}}, still_here=lambda table_id, user_id: False)
+    assert not _seat(full_table, 1).online
+    presence.seen(players={full_table.pk: {players[1].pk}}, still_here=lambda table_id, user_id: True)
+    assert _seat(full_table, 1).online
+
+
+@pytest.mark.django_db
 def test_a_table_transaction_does_not_write_back_an_older_seen_at(full_table, players):
     services.seat_set_online(user=players[1], table_id=full_table.pk, online=True)  # seen now, cached
     later = timezone.now() + timedelta(minutes=1)
@@ -84,3 +94,27 @@ async def test_a_process_marks_its_sockets_seats_seen_and_the_sweep_tells_the_ot
     update = await wait_for(sock, lambda m: m["type"] == "update" and not m["state"]["seats"][1]["online"])
     assert update["state"]["seats"][0]["online"] is True
     await sock.disconnect()
+
+
+@MEMORY
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.asyncio
+async def test_a_consumer_that_crashes_leaves_the_watch(full_table, players, monkeypatch):
+    """Found by the fault run: a consumer whose connect failed (PostgreSQL restarting) stayed in the
+    watch, kept its seat "seen" and put it back online after its socket had closed."""
+    from channels.testing import WebsocketCommunicator
+
+    from apps.tables import watch
+    from config.asgi import application
+
+    def down(**kwargs):
+        raise RuntimeError("the database system is shutting down")
+
+    monkeypatch.setattr(services, "seat_set_online", down)
+    comm = WebsocketCommunicator(application, f"/ws/tables/{full_table.pk}/",
+                                 headers=[(b"origin", b"http://testserver")])
+    comm.scope["user"] = players[0]
+    with pytest.raises(RuntimeError):
+        await comm.connect()
+        await comm.receive_from(timeout=2)
+    assert full_table.pk not in watch._sockets
