@@ -102,7 +102,8 @@ def test_replay_from_the_settlement_panel_and_a_share_code(server, browser):
     assert page.locator("#moves .move").count() == last + 1
     # Every seat's hand is on the felt (two opponents' hands shown, mine in columns).
     assert page.locator("#opponents .shown-hand").count() == 2
-    assert page.locator("#mine .my-hand .card").count() >= 20
+    # (20 dealt cards, 21 for the dealer: those still in hand, plus a 提 laid at the deal)
+    assert page.locator("#mine .my-hand .card").count() + page.locator("#mine .laid .card").count() >= 20
     assert_chinese(page.text_content("#felt"))
     assert_no_overflow(page)
     page.screenshot(path=str(OUT / "replay_01_start_phone.png"))
