@@ -28,7 +28,9 @@ from django.db import transaction
 
 from . import engine_io, rows
 from .chain import link_hash
-from .models import Hand, Seat, Table, TableEvent
+from .models import Hand, Seat, Stage, Table, TableEvent
+from .presenters import table_state
+from .summary import session_summary
 
 log = logging.getLogger(__name__)
 
@@ -92,8 +94,8 @@ class Outbox:
         The consumers forward the text as is (no per-socket encoding), and the channel layer
         carries only strings (msgpack refuses the int keys of engine views).
         """
-        from .presenters import table_state
-
+        # The 大局 rows are the same for every viewer: one query for all the copies, not one each.
+        summary = session_summary(self.table, seats) if self.table.stage == Stage.OVER else None
         viewers: list[int | None] = [s.index for s in seats] + [None]
         view_seqs = dict(self.table.view_seqs or {})
         views, seqs = {}, {}
@@ -105,7 +107,7 @@ class Outbox:
             seqs[key] = view_seqs[key] = int(view_seqs.get(key, 0)) + 1
             views[key] = json.dumps({
                 "type": "update", "from_seq": seqs[key], "seq": seqs[key], "events": events,
-                "state": table_state(self.table, seats, hand, engine_hand, viewer),
+                "state": table_state(self.table, seats, hand, engine_hand, viewer, summary),
             }, ensure_ascii=False, separators=(",", ":"))
         self.table.view_seqs = view_seqs
         return {

@@ -76,7 +76,7 @@ def deadline_seconds(table: Table, kind: str) -> int | None:
 
 
 def table_state(table: Table, seats: list[Seat], hand: Hand | None, engine_hand: Any,
-                viewer: int | None) -> dict[str, Any]:
+                viewer: int | None, summary: list | None = None) -> dict[str, Any]:
     """The whole screen of ``viewer``: table, seats, the current (or last) hand, votes, summary."""
     show_piao = table.stage != Stage.PIAO
     state: dict[str, Any] = {
@@ -121,6 +121,6 @@ def table_state(table: Table, seats: list[Seat], hand: Hand | None, engine_hand:
             "deadline": _ms(table.dissolve_deadline),
             "seconds": DISSOLVE_SECONDS,
         }
-    if table.stage == Stage.OVER:
-        state["summary"] = session_summary(table, seats)
+    if table.stage == Stage.OVER:  # (the outbox computes it once for all its viewers' copies)
+        state["summary"] = summary if summary is not None else session_summary(table, seats)
     return state

@@ -24,18 +24,11 @@ from . import engine_io
 from .models import Hand, HandStatus, Seat, Table
 
 
-def _discard_win(table: Table) -> bool:
-    try:
-        return bool(engine_io.ruleset_of(table.ruleset).discard_win)
-    except (TypeError, ValueError, KeyError):
-        return bool((table.ruleset or {}).get("discard_win"))
-
-
 def session_summary(table: Table, seats: list[Seat] | None = None) -> list[dict[str, Any]]:
     """The summary rows of ``table`` in seat order (one query for the hands' results)."""
     if seats is None:
         seats = list(Seat.objects.filter(table=table).select_related("user").order_by("index"))
-    pao = _discard_win(table)
+    pao = bool(engine_io.ruleset_of(table.ruleset).discard_win)
     stats = {s.index: {"zimo": 0, "dianpao": 0 if pao else None, "best_huxi": 0} for s in seats}
     finished = (Hand.objects.filter(table=table, status=HandStatus.FINISHED)
                 .order_by("number").values_list("dealer", "result"))
