@@ -159,9 +159,11 @@ else:
 TABLES_BOT_DELAY = [float(x) for x in os.environ.get("TABLES_BOT_DELAY", "0.6,1.2").split(",") if x.strip()] or [0.0]
 # Threads per server process that run the table sockets' database calls (apps/tables/consumers.py):
 # tables serialise on their row lock, so on PostgreSQL several tables' actions run side by side.
-# SQLite has one writer: one thread.
+# More threads than that only trade the GIL back and forth: on 2 cores, 2 Daphnes at 100 tables,
+# 8 threads cost 8.7 ms of server CPU per action and p99 199 ms, 4 threads 6.6 ms and 107 ms
+# (scripts/bench_tables.sh 100, one run each). SQLite has one writer: one thread.
 TABLES_DB_THREADS = 1 if DATABASES["default"]["ENGINE"].endswith("sqlite3") else int(
-    os.environ.get("TABLES_DB_THREADS", "8"))
+    os.environ.get("TABLES_DB_THREADS", "4"))
 # How often a server process checks that its table sockets have seen every update (apps/tables/watch.py).
 TABLES_WATCH_SECONDS = float(os.environ.get("TABLES_WATCH_SECONDS", "2"))
 # Presence (apps/tables/presence.py): each process marks its sockets' seats as seen this often, and

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import resource
+import signal
 import socket
 import subprocess
 import sys
@@ -25,10 +26,10 @@ DAPHNE = str(ROOT / ".venv" / "bin" / "daphne")
 TICK = os.sysconf("SC_CLK_TCK")
 
 
-def cpu_seconds(pid: int) -> float:
-    """utime + stime of a process, in seconds (/proc/<pid>/stat fields 14 and 15)."""
+def cpu_times(pid: int) -> tuple[float, float]:
+    """(utime, stime) of a process, in seconds (/proc/<pid>/stat fields 14 and 15)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICK
+    return int(fields[11]) / TICK, int(fields[12]) / TICK
 
 
 def peak_rss_mb(pid: int) -> float:
@@ -79,20 +80,35 @@ def main() -> int:
         for port in ports:
             wait_port(port)
         time.sleep(1.0)  # startup work (imports, gc.freeze) is not the benchmark's
-        before = [cpu_seconds(p.pid) for p in servers]
+        profile_dir = os.environ.get("BENCH_PROFILE", "")
+        profilers = []
+        if profile_dir:  # py-spy records each server under load (summarise: scripts/pyspy_top.py)
+            os.makedirs(profile_dir, exist_ok=True)
+            for port, p in zip(ports, servers, strict=True):
+                profilers.append(subprocess.Popen(
+                    [str(ROOT / ".venv" / "bin" / "py-spy"), "record", "--pid", str(p.pid), "--rate", "250", "--gil", "--nonblocking",
+                     "--format", "raw", "--output", f"{profile_dir}/daphne-{port}.txt"],
+                    stdout=log, stderr=log))
+        before = [cpu_times(p.pid) for p in servers]
         children_before = resource.getrusage(resource.RUSAGE_CHILDREN)
         urls = ",".join(f"http://127.0.0.1:{p}" for p in ports)
         run = subprocess.run([PY, "manage.py", "loadtest", "--url", urls, "--tables", str(tables),
                               "--hands", str(hands), "--spread", spread], cwd=ROOT, env=env,
                              capture_output=True, text=True)
         children_after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        after = [cpu_seconds(p.pid) for p in servers]
+        after = [cpu_times(p.pid) for p in servers]
+        for prof in profilers:
+            prof.send_signal(signal.SIGINT)  # py-spy writes its file on SIGINT
+        for prof in profilers:
+            prof.wait(timeout=60)
         if run.returncode != 0:
             sys.stderr.write(run.stdout[-2000:] + run.stderr[-4000:])
             return 1
         result = json.loads(run.stdout.strip().splitlines()[-1])
         actions = max(result["actions"], 1)
-        server_cpu = sum(a - b for a, b in zip(after, before, strict=True))
+        server_user = sum(a[0] - b[0] for a, b in zip(after, before, strict=True))
+        server_sys = sum(a[1] - b[1] for a, b in zip(after, before, strict=True))
+        server_cpu = server_user + server_sys
         # (the migrate run and the redis-cli finished before children_before was read)
         client_cpu = ((children_after.ru_utime + children_after.ru_stime)
                       - (children_before.ru_utime + children_before.ru_stime))
@@ -100,6 +116,8 @@ def main() -> int:
             "daphnes": daphnes,
             "server_cpu_s": round(server_cpu, 2),
             "server_cpu_ms_per_action": round(server_cpu * 1000 / actions, 3),
+            "server_user_sys_ms_per_action": [round(server_user * 1000 / actions, 3),
+                                              round(server_sys * 1000 / actions, 3)],
             "client_cpu_ms_per_action": round(client_cpu * 1000 / actions, 3),
             "server_peak_rss_mb": [peak_rss_mb(p.pid) for p in servers],
             "loadavg_1_5_15": [round(x, 2) for x in os.getloadavg()],  # at the end of the run

@@ -13,6 +13,7 @@ import asyncio
 import functools
 import json
 import logging
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -20,7 +21,7 @@ from typing import Any
 from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
-from django.db import close_old_connections
+from django.db import DEFAULT_DB_ALIAS, close_old_connections, connections
 
 from . import dissolve, play, services, watch
 from .context import TableError
@@ -55,17 +56,32 @@ def db_call(func):
     return call
 
 
+# A connection idle this long is health-checked (a round trip) before its next call: a PostgreSQL
+# restart meanwhile would have broken it. One in steady use is not: a call that fails on it marks
+# the connection (``errors_occurred``), and it is checked and dropped right after that call.
+IDLE_CHECK_SECONDS = 1.0
+_idle = threading.local()
+
+
 def _in_db_thread(func, kwargs):
-    """What ``database_sync_to_async`` does around a call: drop stale connections before and after."""
-    close_old_connections()
+    """What ``database_sync_to_async`` does around a call (drop unusable or too old connections),
+    without a health-check round trip before every call of a busy connection."""
+    now = time.monotonic()
+    if now - getattr(_idle, "used_at", 0.0) > IDLE_CHECK_SECONDS:
+        close_old_connections()  # (marks the connection for a health check at its next query)
     try:
         return func(**kwargs)
     finally:
-        close_old_connections()
+        conn = connections[DEFAULT_DB_ALIAS]
+        if conn.connection is not None and (conn.errors_occurred or (
+                conn.close_at is not None and time.monotonic() >= conn.close_at)
+                or conn.get_autocommit() != conn.settings_dict["AUTOCOMMIT"]):
+            close_old_connections()
+        _idle.used_at = time.monotonic()
 
 
 def _collecting(verb):
-    """``verb`` with its group sends collected: returns ``(sends, exception or None)``.
+    """``verb`` with its group sends collected: returns ``(sends, result, exception or None)``.
 
     An error may come after committed work (a move, then a failing bot step): what was committed
     is still announced before the error is raised again.
@@ -73,10 +89,10 @@ def _collecting(verb):
     def run(**kwargs):
         with deferred_sends() as box:
             try:
-                verb(**kwargs)
+                result = verb(**kwargs)
             except Exception as exc:  # noqa: BLE001 - re-raised by the caller after publishing
-                return box, exc
-            return box, None
+                return box, None, exc
+            return box, result, None
 
     return run
 
@@ -117,25 +133,31 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
         await handler(message)
 
     async def connect(self) -> None:
+        """One database call: the viewer's access, his seat online, his first state
+        (``services.socket_open``). The socket joins the table's group first, so no update made
+        after that state can pass it by; one it already covers is skipped (``table_update``)."""
         self.user = self.scope.get("user")
         self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
         self.seq = 0  # the last update number this socket's viewer was sent (outbox.view_seq)
         self.view_key = None
-        access = await self._access()
-        if access is False:
-            await self.close(code=CLOSE_NOT_FOUND)
-            return
-        if access is None:
+        group = f"table.{self.table_id}"
+        await self.channel_layer.group_add(group, self.channel_name)
+        sends, snap, error = await db_call(_collecting(services.socket_open))(user=self.user, table_id=self.table_id)
+        if error is not None or snap is None:
+            await self.channel_layer.group_discard(group, self.channel_name)
+            if isinstance(error, TableError) and error.code == "no_table":
+                await self.close(code=CLOSE_NOT_FOUND)
+                return
+            if error is not None:
+                raise error
             await self.close(code=CLOSE_FORBIDDEN)
             return
-        self.group = f"table.{self.table_id}"
-        await self.channel_layer.group_add(self.group, self.channel_name)
+        self.group = group
         await self.accept()
         self.behind_since = None
         watch.register(self, db_call)
-        if access.seat is not None:  # spectators have no seat to mark online
-            await self._call(services.seat_set_online, online=True)
-        await self._send_state()
+        await self._send_snapshot(snap)
+        await self._publish(sends)
 
     async def disconnect(self, code: int) -> None:
         watch.unregister(self)
@@ -197,6 +219,8 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
         if key != self.view_key:  # he took or left a seat: another viewer's numbering starts here
             await self._send_state()
             return
+        if message["seqs"][key] <= self.seq:  # the state he was sent already holds it
+            return
         self.seq = message["seqs"][key]
         await self.send(text_data=view)  # the viewer's ``update``, encoded once by the outbox
 
@@ -206,6 +230,9 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
         if snap is None:
             await self.close(code=CLOSE_FORBIDDEN)
             return
+        await self._send_snapshot(snap)
+
+    async def _send_snapshot(self, snap: dict) -> None:
         self.seq, self.view_key = snap["seq"], viewer_key(snap["viewer"])
         await self.send_json({"type": "state", "seq": snap["seq"], "state": snap["state"]})
 
@@ -219,14 +246,17 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
     # ---- helpers ------------------------------------------------------------------------------
     async def _call(self, verb, **kwargs: Any) -> None:
         """Run a service verb in a DB thread, then publish the updates it made (in order)."""
-        sends, error = await db_call(_collecting(verb))(user=self.user, table_id=self.table_id, **kwargs)
+        sends, _, error = await db_call(_collecting(verb))(user=self.user, table_id=self.table_id, **kwargs)
+        await self._publish(sends)
+        if error is not None:
+            raise error
+
+    async def _publish(self, sends: list) -> None:
         for group, message in sends:
             try:
                 await self.channel_layer.group_send(group, message)
             except Exception:  # noqa: BLE001 - at-most-once, as outbox.send_group; clients resync
                 log.exception("group_send to %s failed", group)
-        if error is not None:
-            raise error
 
     def _resync_allowed(self) -> bool:
         """A token bucket per socket: RESYNC_BURST at once, then one per RESYNC_EVERY seconds.

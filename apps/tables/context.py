@@ -60,7 +60,7 @@ class Ctx:
     def save(self) -> None:
         for seat in self.seats:
             if seat.index in self.dirty_seats:
-                seat.save(update_fields=Seat.LIVE_FIELDS)
+                rows.save_seat(seat)
         if self.hand is not None and self.hand_dirty and (
             self.hand.status != HandStatus.PLAYING or self.hand._state.adding
         ):
@@ -74,9 +74,13 @@ class Ctx:
             self.outbox.flush(seats=self.seats, hand=self.hand, engine_hand=self.engine_hand)
         else:
             rows.save_table(self.table)
-        if self.hand is not None and self.engine_hand is not None:
-            table, hand, engine_hand, gen, seats = self.table, self.hand, self.engine_hand, self.cache_gen, self.seats
-            transaction.on_commit(lambda: hand_cache.store(table, hand, engine_hand, gen, seats=seats))
+        self.keep_read()
+
+    def keep_read(self) -> None:
+        """Cache the rows as they stand once the transaction commits (``save``, or a read that
+        changed nothing: the rows it loaded are the committed ones)."""
+        table, hand, engine_hand, gen, seats = self.table, self.hand, self.engine_hand, self.cache_gen, self.seats
+        transaction.on_commit(lambda: hand_cache.store(table, hand, engine_hand, gen, seats=seats))
 
     def mutating(self) -> None:
         """Call before the engine hand changes: its cache entry is dropped until the commit."""
@@ -91,16 +95,16 @@ class Ctx:
 
 
 def lock(table_id: int) -> Ctx:
-    """Lock the table row and load its seats and current hand (the caller is in a transaction)."""
-    table = rows.lock_table(table_id)
-    if table is None:
+    """Lock the table row and load it, its seats and current hand (the caller is in a transaction):
+    from this process's cache when the row's key says it is current, else from the rows."""
+    key = rows.lock_key(table_id)
+    if key is None:
         raise TableError("no_table", "This table does not exist.")
-    cached = hand_cache.get(table)
+    cached = hand_cache.get(table_id, key)
     if cached is not None:
-        hand, engine_hand, seats = cached
-        if seats is None:
-            seats = load_seats(table)
+        table, hand, engine_hand, seats = cached
     else:
+        table = rows.read_table(table_id)
         seats = load_seats(table)
         hand, engine_hand = caught_up_hand(table) or current_hand(table)
     # Read after any catch-up dropped the older entry; only row-lock holders bump it, so it holds.

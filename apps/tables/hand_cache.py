@@ -1,13 +1,14 @@
-"""An in-process cache of live tables' rows and engine hands, so an action reads one row.
+"""An in-process cache of live tables' rows and engine hands, so an action reads three columns.
 
 Rebuilding a hand means reading its row and its logged actions and re-applying them; reading the
-seats is another query. The state still lives in the DB: an entry (the table's current hand row,
-engine hand and seat rows) is keyed by table id and only used when the table's ``rev``, ``seq``
-and ``last_hash`` read under the row lock equal the ones it was stored at (``Ctx.save`` bumps
-``rev`` in every table transaction, whatever it changed); on any miss or mismatch everything is
+table and its seats are two more queries. The state still lives in the DB: an entry (the table row,
+its current hand row and engine hand, its seat rows) is keyed by table id and only used when the
+table's ``rev``, ``seq`` and ``last_hash``, read under the row lock (``rows.lock_key``), equal the
+ones it was stored at (``Ctx.save`` bumps ``rev`` in every table transaction, whatever it changed,
+and nothing else writes a table's or a seat's live columns); on any miss or mismatch everything is
 read and rebuilt from the rows. So a restarted server, or another Daphne process that moved the
-table meanwhile, is always correct. Rows are handed out as copies: a rolled-back change to a seat
-or hand object never reaches the cache.
+table meanwhile, is always correct. Rows are handed out as copies: a rolled-back change to a table,
+seat or hand object never reaches the cache.
 
 An entry is dropped before the engine hand is mutated (``invalidate``) and stored again only after
 the transaction commits (``Ctx.save`` registers ``store`` with ``on_commit``): a rolled-back
@@ -31,8 +32,9 @@ from typing import Any
 
 MAX_ENTRIES = 4096
 
-# table id -> ((rev, seq, last_hash), hand row, engine hand, seat rows or None), as committed
-_entries: OrderedDict[int, tuple[tuple, Any, Any, Any]] = OrderedDict()
+# table id -> ((rev, seq, last_hash), table row, hand row or None, engine hand or None, seat rows),
+# as committed
+_entries: OrderedDict[int, tuple[tuple, Any, Any, Any, list]] = OrderedDict()
 # table id -> generation, bumped by every ``invalidate`` (a global counter: never reused)
 _generations: dict[int, int] = {}
 _counter = 0
@@ -45,42 +47,70 @@ def generation(table_id: int) -> int:
         return _generations.get(table_id, 0)
 
 
-def _key(table) -> tuple:
-    return (getattr(table, "rev", 0), table.seq, table.last_hash)
+def key_of(table) -> tuple:
+    return (table.rev, table.seq, table.last_hash)
 
 
-def get(table) -> tuple[Any, Any, list | None] | None:
-    """``(hand row, engine hand, seat rows)`` of ``table`` (locked, just read) if cached at its rev.
+# The table's JSON columns that a transaction may change: copied with the row (replaced, never
+# changed in place, by the code today; a copy keeps a rolled-back change out of the cache anyway).
+_TABLE_JSON = ("view_seqs", "deadline_info", "dissolve_votes")
 
-    The rows are copies (a rolled-back change never reaches the cache); seat rows may be None
-    (not cached: read them). The engine hand is the cached object itself, so callers
-    ``invalidate`` before they apply anything to it.
+
+def _copy_row(obj):
+    """``copy.copy`` of a model instance (what ``Model.__getstate__`` copies: the attributes, the
+    instance state and its cache of related objects), without pickling's generic machinery."""
+    out = object.__new__(type(obj))
+    attrs = obj.__dict__.copy()
+    state = attrs["_state"] = copy.copy(attrs["_state"])
+    if "fields_cache" in state.__dict__:
+        state.fields_cache = dict(state.fields_cache)
+    out.__dict__ = attrs
+    return out
+
+
+def _copy_table(table):
+    out = _copy_row(table)
+    for name in _TABLE_JSON:
+        value = getattr(out, name)
+        if isinstance(value, dict):
+            setattr(out, name, copy.deepcopy(value))
+    return out
+
+
+def get(table_id: int, key: tuple) -> tuple[Any, Any, Any, list] | None:
+    """``(table row, hand row, engine hand, seat rows)`` of the table if cached at ``key`` (its
+    ``(rev, seq, last_hash)`` just read under the row lock).
+
+    The rows are copies (a rolled-back change never reaches the cache); the hand is None before
+    the first deal. The engine hand is the cached object itself, so callers ``invalidate`` before
+    they apply anything to it.
     """
     with _lock:
-        entry = _entries.get(table.pk)
-        if entry is None or entry[0] != _key(table):
+        entry = _entries.get(table_id)
+        if entry is None or entry[0] != key:
             stats["misses"] += 1
             return None
-        _entries.move_to_end(table.pk)
+        _entries.move_to_end(table_id)
         stats["hits"] += 1
-        _, hand, engine_hand, seats = entry
-    return copy.copy(hand), engine_hand, None if seats is None else [copy.copy(s) for s in seats]
+        _, table, hand, engine_hand, seats = entry
+    return (_copy_table(table), None if hand is None else _copy_row(hand), engine_hand,
+            [_copy_row(s) for s in seats])
 
 
 def store(table, hand, engine_hand, gen: int | None = None, seats: list | None = None) -> None:
-    """Called after commit with the rows as written; tables without a hand are not cached.
+    """Called after commit with the rows as written (the table, its seats, its hand if any).
 
     ``gen`` is the generation the caller saw (``Ctx.cache_gen``); a store that comes after another
     transaction invalidated the entry (it may be mutating this engine hand now) is refused.
     """
-    if hand is None or engine_hand is None:
+    if seats is None or (hand is None) != (engine_hand is None):
         return
     with _lock:
         if gen is not None and _generations.get(table.pk, 0) != gen:
             stats["refused"] += 1
             return
-        _entries[table.pk] = (_key(table), copy.copy(hand), engine_hand,
-                              None if seats is None else [copy.copy(s) for s in seats])
+        _entries[table.pk] = (key_of(table), _copy_table(table), None if hand is None else _copy_row(hand),
+                              engine_hand, [_copy_row(s) for s in seats])
         _entries.move_to_end(table.pk)
         while len(_entries) > MAX_ENTRIES:
             _entries.popitem(last=False)
@@ -95,11 +125,11 @@ def take_older(table) -> tuple[int, Any, Any] | None:
     """
     with _lock:
         entry = _entries.get(table.pk)
-        if entry is None or entry[0][1] >= table.seq:
+        if entry is None or entry[0][1] >= table.seq or entry[2] is None:
             return None
-        (_, seq, _), hand, engine_hand, _ = entry
+        (_, seq, _), _, hand, engine_hand, _ = entry
     invalidate(table.pk)
-    return seq, copy.copy(hand), engine_hand
+    return seq, _copy_row(hand), engine_hand
 
 
 def invalidate(table_id: int) -> int:

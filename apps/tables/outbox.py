@@ -25,11 +25,12 @@ from typing import Any
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.db import transaction
+from django.utils import timezone
 
 from . import engine_io, rows
 from .chain import link_hash
-from .models import Hand, Seat, Stage, Table, TableEvent
-from .presenters import table_state
+from .models import Hand, Seat, Stage, Table
+from .presenters import encoded_states
 from .summary import session_summary
 
 log = logging.getLogger(__name__)
@@ -40,7 +41,7 @@ PUBLIC = "public"  # every viewer sees the payload as is
 
 @dataclass
 class _Pending:
-    row: TableEvent
+    row: rows.EventRow
     engine_event: Any = None  # an engine Event, redacted per viewer
     only_seat: int | None = None  # shown to this seat only (a player's own action)
 
@@ -62,16 +63,15 @@ class Outbox:
         self.pending: list[_Pending] = []
 
     def add(self, type_: str, payload: dict, *, hand: Hand | None = None, engine_event: Any = None,
-            only_seat: int | None = None) -> TableEvent:
+            only_seat: int | None = None) -> None:
         table = self.table
         seq = table.seq + 1
-        row = TableEvent(
-            table=table, hand=hand, seq=seq, type=type_, payload=payload,
-            prev_hash=table.last_hash, hash=link_hash(table.last_hash, payload),
+        row = rows.EventRow(
+            table_id=table.pk, hand_id=None if hand is None else hand.pk, seq=seq, type=type_, payload=payload,
+            prev_hash=table.last_hash, hash=link_hash(table.last_hash, payload), created_at=timezone.now(),
         )
         table.seq, table.last_hash = seq, row.hash
         self.pending.append(_Pending(row, engine_event, only_seat))
-        return row
 
     def add_engine(self, events: list, *, hand: Hand) -> None:
         for ev in events:
@@ -83,8 +83,7 @@ class Outbox:
         if not self.pending:
             return
         message = self._message(seats, hand, engine_hand)  # (advances table.view_seqs)
-        rows.insert_events([p.row for p in self.pending])
-        rows.save_table(table)
+        rows.append(table, [p.row for p in self.pending])
         transaction.on_commit(lambda: send_group(table.group_name, message))
         self.pending = []
 
@@ -96,19 +95,20 @@ class Outbox:
         """
         # The 大局 rows are the same for every viewer: one query for all the copies, not one each.
         summary = session_summary(self.table, seats) if self.table.stage == Stage.OVER else None
-        viewers: list[int | None] = [s.index for s in seats] + [None]
         view_seqs = dict(self.table.view_seqs or {})
-        views, seqs = {}, {}
-        for viewer in viewers:
+        events_of = {}
+        for viewer in [s.index for s in seats] + [None]:
             events = [e for p in self.pending if (e := self._event_for(p, viewer)) is not None]
-            if not events:  # nothing this viewer may see happened: he is sent nothing
-                continue
+            if events:  # else nothing this viewer may see happened: he is sent nothing
+                events_of[viewer] = events
+        states = encoded_states(self.table, seats, hand, engine_hand, list(events_of), summary)
+        views, seqs = {}, {}
+        for viewer, events in events_of.items():
             key = viewer_key(viewer)
             seqs[key] = view_seqs[key] = int(view_seqs.get(key, 0)) + 1
-            views[key] = json.dumps({
-                "type": "update", "from_seq": seqs[key], "seq": seqs[key], "events": events,
-                "state": table_state(self.table, seats, hand, engine_hand, viewer, summary),
-            }, ensure_ascii=False, separators=(",", ":"))
+            events_json = json.dumps(events, ensure_ascii=False, separators=(",", ":"))
+            views[key] = (f'{{"type":"update","from_seq":{seqs[key]},"seq":{seqs[key]},'
+                          f'"events":{events_json},"state":{states[viewer]}}}')
         self.table.view_seqs = view_seqs
         return {
             "type": "table.update",

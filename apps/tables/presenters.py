@@ -7,6 +7,7 @@ public ``turn`` is the seat that must discard (everyone knows that).
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
 from typing import Any
 
@@ -75,10 +76,9 @@ def deadline_seconds(table: Table, kind: str) -> int | None:
     return {"turn": table.turn_seconds, "claim": table.claim_seconds, "piao": PIAO_SECONDS}.get(kind)
 
 
-def table_state(table: Table, seats: list[Seat], hand: Hand | None, engine_hand: Any,
-                viewer: int | None, summary: list | None = None) -> dict[str, Any]:
-    """The whole screen of ``viewer``: table, seats, the current (or last) hand, votes, summary."""
-    show_piao = table.stage != Stage.PIAO
+def _table_part(table: Table, summary: list | None, seats: list[Seat]) -> dict[str, Any]:
+    """Everything of a viewer's screen that is the same for every viewer: the table, the deadline,
+    the 解散 vote, the 大局 summary."""
     state: dict[str, Any] = {
         "id": table.pk,
         "name": table.name,
@@ -98,16 +98,11 @@ def table_state(table: Table, seats: list[Seat], hand: Hand | None, engine_hand:
         "created_by": table.created_by_id,
         "deadline": _ms(table.deadline),
         "deadline_kind": table.deadline_kind,
-        "me": viewer,
-        "seats": [seat_state(s, show_piao=show_piao or s.index == viewer) for s in seats],
         "fee": 0 if table.practice else table.fee,
         "fee_payer": table.fee_payer,
-        "hand": hand_state(hand, engine_hand, viewer) if hand is not None and engine_hand is not None else None,
         "dissolve": None,
         "summary": None,
     }
-    if state["hand"] is not None and state["hand"]["status"] != HandStatus.PLAYING:
-        state["hand"]["fees"] = hand_fees(table, hand)
     info = table.deadline_info or {}
     if info.get("window"):
         # A claim window: everyone sees its end, not whose decision (a bot's or a person's) the
@@ -124,3 +119,46 @@ def table_state(table: Table, seats: list[Seat], hand: Hand | None, engine_hand:
     if table.stage == Stage.OVER:  # (the outbox computes it once for all its viewers' copies)
         state["summary"] = summary if summary is not None else session_summary(table, seats)
     return state
+
+
+def _seats_part(table: Table, seats: list[Seat], viewer: int | None) -> list[dict[str, Any]]:
+    """The seats as ``viewer`` sees them: while piao is being chosen, only his own choice."""
+    show_piao = table.stage != Stage.PIAO
+    return [seat_state(s, show_piao=show_piao or s.index == viewer) for s in seats]
+
+
+def _hand_part(table: Table, hand: Hand | None, engine_hand: Any, viewer: int | None) -> dict[str, Any] | None:
+    if hand is None or engine_hand is None:
+        return None
+    out = hand_state(hand, engine_hand, viewer)
+    if out["status"] != HandStatus.PLAYING:
+        out["fees"] = hand_fees(table, hand)
+    return out
+
+
+def table_state(table: Table, seats: list[Seat], hand: Hand | None, engine_hand: Any,
+                viewer: int | None, summary: list | None = None) -> dict[str, Any]:
+    """The whole screen of ``viewer``: table, seats, the current (or last) hand, votes, summary."""
+    state = _table_part(table, summary, seats)
+    state["me"] = viewer
+    state["seats"] = _seats_part(table, seats, viewer)
+    state["hand"] = _hand_part(table, hand, engine_hand, viewer)
+    return state
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def encoded_states(table: Table, seats: list[Seat], hand: Hand | None, engine_hand: Any,
+                   viewers: list[int | None], summary: list | None = None) -> dict[int | None, str]:
+    """``table_state`` of each viewer as JSON text, what is the same for all of them built and
+    encoded once (an update goes to every viewer at once)."""
+    common = _dumps(_table_part(table, summary, seats))[1:-1]
+    shared_seats = _dumps(_seats_part(table, seats, None)) if table.stage != Stage.PIAO else None
+    out = {}
+    for viewer in viewers:
+        seats_json = shared_seats if shared_seats is not None else _dumps(_seats_part(table, seats, viewer))
+        out[viewer] = (f'{{{common},"me":{_dumps(viewer)},"seats":{seats_json},'
+                       f'"hand":{_dumps(_hand_part(table, hand, engine_hand, viewer))}}}')
+    return out

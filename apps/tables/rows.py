@@ -1,75 +1,195 @@
-"""The three statements of every move, without the ORM's query compiler.
+"""The statements of every move, without the ORM's query compiler.
 
-A move is: lock the table row, append its events, write the table's live columns. Building those
-statements through QuerySets costs more CPU than running them, and a busy server makes a few hundred
-moves per second; here the SQL text is built once per database vendor and the values are prepared
-by the model fields themselves (``get_db_prep_save``: JSON, datetimes, ... exactly as the ORM would).
+A move is: lock the table row (reading only its cache key), append its events, write the table's
+(and maybe a seat's) live columns. Building those statements through QuerySets costs more CPU than running them, and a
+busy server makes hundreds of moves per second, so here (the one place that does this):
+
+- the SQL text is built once per database vendor, and the values are prepared by the model fields
+  themselves (``get_db_prep_save``: JSON, datetimes, ... exactly as the ORM would);
+- on PostgreSQL the statements run on a psycopg cursor with server-side binding over Django's own
+  connection (same transaction, errors wrapped as Django's): the parameters travel apart from the
+  text instead of being quoted into it in Python, and each statement is prepared once per
+  connection. Django's ORM keeps its own client-side binding for everything else.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime
 from functools import cache, lru_cache
 
 from django.db import connection
+from django.db.models import JSONField
 
-from .models import Table, TableEvent
+from .models import Seat, Table, TableEvent
+
+
+@contextmanager
+def _cursor() -> Iterator:
+    if connection.vendor == "postgresql":
+        connection.ensure_connection()
+        with connection.wrap_database_errors:
+            yield _pg_cursor(connection.connection)
+    else:
+        with connection.cursor() as cursor:
+            yield cursor
+
+
+def _pg_cursor(conn):
+    """One server-side-binding cursor per psycopg connection, kept on it (a new cursor per
+    statement costs about as much as the statement)."""
+    cursor = getattr(conn, "_tables_cursor", None)
+    if cursor is None or cursor.closed:
+        import psycopg  # (the PostgreSQL backend's driver; absent on an SQLite-only install)
+
+        cursor = conn._tables_cursor = psycopg.Cursor(conn)
+    return cursor
+
+
+def _execute(cursor, sql: str, params: list) -> None:
+    if connection.vendor == "postgresql":
+        cursor.execute(sql, params, prepare=True)
+    else:
+        cursor.execute(sql, params)
 
 
 @cache
 def _lock_sql(vendor: str, for_update: bool) -> str:
-    return f"SELECT * FROM {connection.ops.quote_name(Table._meta.db_table)} WHERE id = %s" + (
+    q = connection.ops.quote_name
+    return f"SELECT {q('rev')}, {q('seq')}, {q('last_hash')} FROM {q(Table._meta.db_table)} WHERE id = %s" + (
         " FOR UPDATE" if for_update else ""
     )
 
 
-def lock_table(table_id: int) -> Table | None:
-    """The table row, locked until the transaction ends (``select_for_update``; SQLite has one
-    writer and no row locks)."""
-    sql = _lock_sql(connection.vendor, connection.features.has_select_for_update)
-    return next(iter(Table.objects.raw(sql, [table_id])), None)
+def lock_key(table_id: int) -> tuple[int, int, str] | None:
+    """Lock the table row until the transaction ends (``FOR UPDATE``; SQLite has one writer and no
+    row locks) and read its cache key ``(rev, seq, last_hash)`` (hand_cache.py); None: no such table."""
+    with _cursor() as cursor:
+        _execute(cursor, _lock_sql(connection.vendor, connection.features.has_select_for_update), [table_id])
+        row = cursor.fetchone()
+    return None if row is None else (int(row[0]), int(row[1]), row[2])
+
+
+def read_table(table_id: int) -> Table | None:
+    """The whole (already locked) table row, when the cache has not got it."""
+    return Table.objects.filter(pk=table_id).first()
+
+
+def _adapter(field):
+    """How a value of ``field`` is handed to the driver: as the ORM would (``get_db_prep_save``);
+    on PostgreSQL, where every column here but JSON needs no conversion, without its per-value cost."""
+    if connection.vendor != "postgresql":
+        return lambda value: field.get_db_prep_save(value, connection)
+    if isinstance(field, JSONField):
+        from psycopg.types.json import Jsonb
+
+        return lambda value: None if value is None else Jsonb(value)
+    return lambda value: value
 
 
 @cache
-def _table_fields():
-    return [Table._meta.get_field(name) for name in Table.LIVE_FIELDS]
+def _table_fields(vendor: str):
+    return [(f.attname, _adapter(f)) for f in (Table._meta.get_field(name) for name in Table.LIVE_FIELDS)]
 
 
 @cache
 def _update_sql(vendor: str) -> str:
     q = connection.ops.quote_name
-    sets = ", ".join(f"{q(f.column)} = %s" for f in _table_fields())
+    sets = ", ".join(f"{q(Table._meta.get_field(name).column)} = %s" for name in Table.LIVE_FIELDS)
     return f"UPDATE {q(Table._meta.db_table)} SET {sets} WHERE id = %s"
+
+
+def _table_params(table: Table) -> list:
+    return [adapt(getattr(table, name)) for name, adapt in _table_fields(connection.vendor)] + [table.pk]
 
 
 def save_table(table: Table) -> None:
     """``table.save(update_fields=Table.LIVE_FIELDS)`` in one statement."""
-    params = [f.get_db_prep_save(getattr(table, f.attname), connection) for f in _table_fields()]
-    with connection.cursor() as cursor:
-        cursor.execute(_update_sql(connection.vendor), [*params, table.pk])
+    with _cursor() as cursor:
+        _execute(cursor, _update_sql(connection.vendor), _table_params(table))
 
 
 @cache
-def _event_fields():
-    return [f for f in TableEvent._meta.concrete_fields if not f.primary_key]
+def _seat_fields(vendor: str):
+    return [(f.attname, _adapter(f)) for f in (Seat._meta.get_field(name) for name in Seat.LIVE_FIELDS)]
+
+
+@cache
+def _seat_sql(vendor: str) -> str:
+    q = connection.ops.quote_name
+    sets = ", ".join(f"{q(Seat._meta.get_field(name).column)} = %s" for name in Seat.LIVE_FIELDS)
+    return f"UPDATE {q(Seat._meta.db_table)} SET {sets} WHERE id = %s"
+
+
+def save_seat(seat: Seat) -> None:
+    """``seat.save(update_fields=Seat.LIVE_FIELDS)`` in one statement."""
+    params = [adapt(getattr(seat, name)) for name, adapt in _seat_fields(connection.vendor)] + [seat.pk]
+    with _cursor() as cursor:
+        _execute(cursor, _seat_sql(connection.vendor), params)
+
+
+@cache
+def _event_fields(vendor: str):
+    return [(f, _adapter(f)) for f in TableEvent._meta.concrete_fields if not f.primary_key]
 
 
 INSERT_CHUNK = 100  # rows per statement (SQLite's limit on parameters)
 
 
-@lru_cache(maxsize=256)
-def _insert_sql(vendor: str, rows: int) -> str:
+def _values_sql(rows: int) -> str:
     q = connection.ops.quote_name
-    fields = _event_fields()
+    fields = _event_fields(connection.vendor)
     one = "(" + ", ".join(["%s"] * len(fields)) + ")"
-    return (f"INSERT INTO {q(TableEvent._meta.db_table)} ({', '.join(q(f.column) for f in fields)}) "
+    return (f"INSERT INTO {q(TableEvent._meta.db_table)} ({', '.join(q(f.column) for f, _ in fields)}) "
             f"VALUES {', '.join([one] * rows)}")
 
 
-def insert_events(events: list[TableEvent]) -> None:
+@lru_cache(maxsize=256)
+def _insert_sql(vendor: str, rows: int) -> str:
+    return _values_sql(rows)
+
+
+@lru_cache(maxsize=256)
+def _insert_and_update_sql(vendor: str, rows: int) -> str:
+    return f"WITH ev AS ({_values_sql(rows)}) {_update_sql(vendor)}"
+
+
+@dataclass(slots=True)
+class EventRow:
+    """A ``TableEvent`` row to insert (a model instance costs more to build than to write)."""
+
+    table_id: int
+    hand_id: int | None
+    seq: int
+    type: str
+    payload: dict
+    prev_hash: str
+    hash: str
+    created_at: datetime
+
+
+def _event_params(events: list[EventRow]) -> list:
+    fields = _event_fields(connection.vendor)
+    return [adapt(getattr(ev, f.attname)) for ev in events for f, adapt in fields]
+
+
+def insert_events(events: list[EventRow]) -> None:
     """``TableEvent.objects.bulk_create(events)`` in one statement (the new ids are not read back)."""
-    fields = _event_fields()
-    with connection.cursor() as cursor:
+    with _cursor() as cursor:
         for start in range(0, len(events), INSERT_CHUNK):
             chunk = events[start:start + INSERT_CHUNK]
-            params = [f.get_db_prep_save(f.pre_save(ev, add=True), connection) for ev in chunk for f in fields]
-            cursor.execute(_insert_sql(connection.vendor, len(chunk)), params)
+            _execute(cursor, _insert_sql(connection.vendor, len(chunk)), _event_params(chunk))
+
+
+def append(table: Table, events: list[EventRow]) -> None:
+    """``insert_events(events)`` then ``save_table(table)``: on PostgreSQL one statement (the
+    INSERT in a WITH of the UPDATE), one round trip for the events and the table row of a move."""
+    if connection.vendor != "postgresql" or len(events) > INSERT_CHUNK:
+        insert_events(events)
+        save_table(table)
+        return
+    with _cursor() as cursor:
+        _execute(cursor, _insert_and_update_sql(connection.vendor, len(events)),
+                 _event_params(events) + _table_params(table))

@@ -11,7 +11,6 @@ from django.utils import timezone
 
 from apps.clubs.selectors import can_manage_tables, membership_for
 
-from . import hand_cache
 from .context import lock
 from .models import Seat, Table, TableStatus
 from .outbox import view_seq
@@ -26,11 +25,15 @@ class Access:
     can_act: bool
 
 
-def access_for(*, user, table: Table) -> Access | None:
-    """Seated players play; club admins watch any table; members may look at a waiting table."""
+def access_for(*, user, table: Table, seats: list[Seat] | None = None) -> Access | None:
+    """Seated players play; club admins watch any table; members may look at a waiting table.
+    ``seats``: the table's seat rows when the caller has them (under the table's lock)."""
     if user is None or not user.is_authenticated:
         return None
-    seat = Seat.objects.filter(table=table, user=user).values_list("index", flat=True).first()
+    if seats is not None:
+        seat = next((s.index for s in seats if s.user_id == user.pk), None)
+    else:
+        seat = Seat.objects.filter(table=table, user=user).values_list("index", flat=True).first()
     if seat is not None:
         return Access(seat=seat, can_act=True)
     membership = membership_for(user=user, club=table.club)
@@ -51,10 +54,14 @@ def table_snapshot(*, table_id: int, viewer: int | None) -> dict[str, Any]:
 
 def _snapshot(ctx, viewer: int | None) -> dict[str, Any]:
     """The locked table's state for ``viewer``; the rows read are cached once the read commits."""
-    table, seats, hand, engine_hand, gen = ctx.table, ctx.seats, ctx.hand, ctx.engine_hand, ctx.cache_gen
-    transaction.on_commit(lambda: hand_cache.store(table, hand, engine_hand, gen, seats=seats))
-    return {"seq": view_seq(table, viewer), "viewer": viewer,
-            "state": table_state(table, seats, hand, engine_hand, viewer)}
+    ctx.keep_read()
+    return snapshot_of(ctx, viewer)
+
+
+def snapshot_of(ctx, viewer: int | None) -> dict[str, Any]:
+    """``{"seq", "viewer", "state"}`` of a table context as it stands (locked, or just saved)."""
+    return {"seq": view_seq(ctx.table, viewer), "viewer": viewer,
+            "state": table_state(ctx.table, ctx.seats, ctx.hand, ctx.engine_hand, viewer)}
 
 
 def viewer_snapshot(*, user, table_id: int) -> dict[str, Any] | None:
@@ -65,7 +72,7 @@ def viewer_snapshot(*, user, table_id: int) -> dict[str, Any] | None:
     """
     with transaction.atomic():
         ctx = lock(table_id)
-        access = access_for(user=user, table=ctx.table)
+        access = access_for(user=user, table=ctx.table, seats=ctx.seats)
         return None if access is None else _snapshot(ctx, access.seat)
 
 

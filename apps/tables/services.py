@@ -20,6 +20,7 @@ from apps.clubs.services import audit_log
 from .checks import check_member, check_open, check_seated, check_waiting
 from .context import TableError
 from .models import Seat, Stage, Table, TableStatus
+from .selectors import access_for, snapshot_of
 from .session import maybe_deal_after_piao, maybe_start
 from .transitions import do_add_bot, do_set_tuoguan, do_sit, do_vacate
 from .unit import table_action
@@ -162,6 +163,30 @@ def piao_choose(*, user, table_id: int, value: Any) -> None:
         ctx.touch(seat)
         ctx.event("piao.choose", {"seat": seat.index})
         maybe_deal_after_piao(ctx)
+
+
+def socket_open(*, user, table_id: int) -> dict[str, Any] | None:
+    """A socket connects: in one table transaction, decide the viewer's access (None: refused),
+    put his seat online (and mark it seen: presence.py) and return his first state
+    (``{"seq", "viewer", "state"}``, the table as committed, his online update included).
+    ``TableError("no_table")`` when there is no such table."""
+    with table_action(table_id) as ctx:
+        access = access_for(user=user, table=ctx.table, seats=ctx.seats)
+        if access is None:
+            ctx.nothing_changed()
+            ctx.keep_read()
+            return None
+        seat = ctx.seats[access.seat] if access.seat is not None else None
+        if seat is not None:
+            Seat.objects.filter(pk=seat.pk).update(seen_at=timezone.now())
+        if seat is None or seat.online:
+            ctx.nothing_changed()
+            ctx.keep_read()
+        else:
+            seat.online = True
+            ctx.touch(seat)
+            ctx.event("seat.online", {"seat": seat.index, "online": True})
+    return snapshot_of(ctx, access.seat)
 
 
 def seat_set_online(*, user, table_id: int, online: bool) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from apps.tables import engine_io, play, services
+from apps.tables import engine_io, hand_cache, play, services
 from apps.tables.context import current_hand
 from apps.tables.models import Hand, Table
 from apps.tables.outbox import view_seq
@@ -45,3 +45,10 @@ def open_and_play_hand(template, users: list, rng: random.Random | None = None, 
         services.table_join(user=user, table_id=table.pk)
     ready_all(table.pk, users)
     return play_hand_via_services(table.pk, users, rng=rng, kind=kind)
+
+
+def cached(table):
+    """This process's hand cache entry for ``table`` at its current key, as ``(hand row, engine
+    hand, seat rows)``, or None."""
+    entry = hand_cache.get(table.pk, hand_cache.key_of(table))
+    return None if entry is None else entry[1:]

@@ -4,7 +4,7 @@ and an action decided on the view of a hand that has ended meanwhile."""
 from __future__ import annotations
 
 import pytest
-from tables_helpers import current, play_hand_via_services, ready_all
+from tables_helpers import cached, current, play_hand_via_services, ready_all
 
 from apps.tables import engine_io, hand_cache, play, transitions
 from apps.tables.context import TableError
@@ -27,8 +27,8 @@ def _play_one_move(table_id: int, players) -> None:
 
 def _older_entry_copy(table_id: int):
     """This process's cache entry of the table, with its own copy of the engine hand."""
-    key, hand, engine_hand, seats = hand_cache._entries[table_id]
-    return key, hand, engine_io.load_hand(engine_io.dump_hand(engine_hand)), seats
+    key, table, hand, engine_hand, seats = hand_cache._entries[table_id]
+    return key, table, hand, engine_io.load_hand(engine_io.dump_hand(engine_hand)), seats
 
 
 @pytest.mark.django_db(transaction=True)
@@ -37,7 +37,7 @@ def test_late_store_after_a_rolled_back_move_never_serves_a_mutated_hand(full_ta
     ready_all(full_table.pk, players)
     _play_one_move(full_table.pk, players)
     table, _, eh = current(full_table.pk)
-    assert hand_cache.get(table) is not None
+    assert cached(table) is not None
 
     # Thread S reads a snapshot; its on_commit store is delayed (a busy server thread).
     late = []
@@ -61,8 +61,8 @@ def test_late_store_after_a_rolled_back_move_never_serves_a_mutated_hand(full_ta
         hand_cache.store(*args, **kwargs)
 
     table, _, eh = current(full_table.pk)
-    cached = hand_cache.get(Table.objects.get(pk=table.pk))
-    assert cached is None or cached[1].to_json() == eh.to_json(), "the cache serves a half-applied hand"
+    entry = cached(Table.objects.get(pk=table.pk))
+    assert entry is None or entry[1].to_json() == eh.to_json(), "the cache serves a half-applied hand"
     play_hand_via_services(full_table.pk, players)
     assert verify_table_hands(full_table.pk)[0] is None
 
@@ -105,7 +105,7 @@ def test_moves_made_by_another_process_are_caught_up_not_rebuilt(full_table, pla
     table, hand, eh = current(full_table.pk)  # rebuilt from the rows only
     snap = table_snapshot(table_id=table.pk, viewer=0)
     assert hand_cache.stats["caught_up"] == caught + 1
-    assert hand_cache.get(Table.objects.get(pk=table.pk))[1].to_json() == eh.to_json()
+    assert cached(Table.objects.get(pk=table.pk))[1].to_json() == eh.to_json()
     assert snap["seq"] == view_seq(table, 0)
     play_hand_via_services(full_table.pk, players)
     assert verify_table_hands(full_table.pk)[0] is None
@@ -123,5 +123,5 @@ def test_an_older_entry_of_an_ended_hand_is_not_caught_up(full_table, players):
     table, hand, eh = current(full_table.pk)
     table_snapshot(table_id=table.pk, viewer=0)
     assert hand_cache.stats["caught_up"] == caught
-    assert hand_cache.get(Table.objects.get(pk=table.pk))[1].to_json() == eh.to_json()
+    assert cached(Table.objects.get(pk=table.pk))[1].to_json() == eh.to_json()
     assert verify_table_hands(full_table.pk)[0] is None

@@ -83,8 +83,10 @@ async def test_a_process_marks_its_sockets_seats_seen_and_the_sweep_tells_the_ot
     await drain(sock)
     old = timezone.now() - timedelta(minutes=5)
     await sync_to_async(lambda: Seat.objects.filter(table=full_table, index=0).update(seen_at=old))()
-    # seat 1's player was connected to a process that was killed: online, and nobody sees it
-    await sync_to_async(lambda: Seat.objects.filter(table=full_table, index=1).update(online=True, seen_at=old))()
+    # seat 1's player was connected to a process that was killed: online (as that process put it,
+    # through a table transaction), and nobody sees it
+    await sync_to_async(services.seat_set_online)(user=players[1], table_id=full_table.pk, online=True)
+    await sync_to_async(lambda: Seat.objects.filter(table=full_table, index=1).update(seen_at=old))()
     for _ in range(50):
         if await sync_to_async(lambda: _seat(full_table, 0).seen_at)() > old:
             break
@@ -110,7 +112,7 @@ async def test_a_consumer_that_crashes_leaves_the_watch(full_table, players, mon
     def down(**kwargs):
         raise RuntimeError("the database system is shutting down")
 
-    monkeypatch.setattr(services, "seat_set_online", down)
+    monkeypatch.setattr(services, "socket_open", down)
     comm = WebsocketCommunicator(application, f"/ws/tables/{full_table.pk}/",
                                  headers=[(b"origin", b"http://testserver")])
     comm.scope["user"] = players[0]

@@ -8,7 +8,7 @@ from datetime import timedelta
 
 import pytest
 from django.utils import timezone
-from tables_helpers import current, play_hand_via_services, ready_all
+from tables_helpers import cached, current, play_hand_via_services, ready_all
 
 from apps.engine.dealer import next_dealer
 from apps.tables import dissolve, engine_io, hand_cache, play, services, unit
@@ -176,29 +176,30 @@ def test_hand_cache_matches_the_rows_and_rebuilds_on_mismatch(full_table, player
         table, hand, eh = current(full_table.pk)
         if hand.status != "playing":
             break
-        cached = hand_cache.get(table)
-        assert cached is not None, "a committed action leaves its hand in the cache"
-        assert cached[1].to_json() == eh.to_json()
+        entry = cached(table)
+        assert entry is not None, "a committed action leaves its hand in the cache"
+        assert entry[1].to_json() == eh.to_json()
         seat = eh.to_act()[0]
         play.hand_act(user=players[seat], table_id=table.pk, seq=view_seq(table, seat),
                       action=engine_io.bot_choose(eh, seat, kind="random").to_wire())
     assert hand_cache.stats["hits"] > hits
     # Another process moved the table: our entry is for an older seq and must not be used.
     table, hand, eh = current(full_table.pk)
-    stale = hand_cache.get(table)
+    stale = cached(table)
     Table.objects.filter(pk=table.pk).update(seq=table.seq)  # no change yet: still valid
-    assert hand_cache.get(Table.objects.get(pk=table.pk)) is not None
-    hand_cache.store(Table(pk=table.pk, seq=table.seq - 1, last_hash=table.last_hash), stale[0], stale[1])
-    assert hand_cache.get(Table.objects.get(pk=table.pk)) is None
+    assert cached(Table.objects.get(pk=table.pk)) is not None
+    hand_cache.store(Table(pk=table.pk, rev=table.rev, seq=table.seq - 1, last_hash=table.last_hash), stale[0],
+                     stale[1], seats=stale[2])
+    assert cached(Table.objects.get(pk=table.pk)) is None
     seat = eh.to_act()[0]
     play.hand_act(user=players[seat], table_id=table.pk, seq=view_seq(table, seat),
                   action=engine_io.bot_choose(eh, seat, kind="random").to_wire())
     table, hand, eh = current(full_table.pk)
-    assert hand_cache.get(table)[1].to_json() == eh.to_json()
+    assert cached(table)[1].to_json() == eh.to_json()
     # A refused action changes nothing, in the rows and in the cache.
     with pytest.raises(TableError):
         play.hand_act(user=players[0], table_id=table.pk, seq=view_seq(table, 0) - 1, action={"type": "pass"})
-    assert hand_cache.get(Table.objects.get(pk=table.pk))[1].to_json() == eh.to_json()
+    assert cached(Table.objects.get(pk=table.pk))[1].to_json() == eh.to_json()
 
 
 @pytest.mark.django_db

@@ -1,0 +1,62 @@
+"""Summarise a py-spy ``--format raw`` profile (collapsed stacks): the functions with the most
+samples, by their own time and by inclusive time.
+
+    python scripts/pyspy_top.py PROFILE.txt [N] [--filter SUBSTRING]
+
+Used with ``BENCH_PROFILE=DIR scripts/bench_tables.sh ...``, which records each Daphne under load.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections import Counter
+
+_LINE = re.compile(r"\s*\(([^)]*)\)$")
+
+
+def frame_name(frame: str) -> str:
+    """``func (path/to/file.py:123)`` -> ``func (file.py)``: lines of one function are summed."""
+    m = _LINE.search(frame)
+    if not m:
+        return frame
+    where = m.group(1).rsplit(":", 1)[0]
+    parts = where.split("/")
+    short = "/".join(parts[-2:]) if len(parts) > 1 else where
+    return f"{frame[:m.start()].strip()} ({short})"
+
+
+def main() -> int:
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    path = args[0]
+    top = int(args[1]) if len(args) > 1 else 40
+    own: Counter[str] = Counter()
+    incl: Counter[str] = Counter()
+    total = 0
+    with open(path) as fh:
+        for line in fh:
+            stack, _, count = line.rstrip("\n").rpartition(" ")
+            if not stack:
+                continue
+            n = int(count)
+            frames = [frame_name(f) for f in stack.split(";")]
+            # the first frame is the thread ("thread 0x..." / process), not code
+            frames = [f for f in frames if not f.startswith(("process ", "thread "))]
+            if not frames:
+                continue
+            total += n
+            own[frames[-1]] += n
+            for f in set(frames):
+                incl[f] += n
+    print(f"{total} samples")
+    print(f"\n-- own time (top {top}) --")
+    for name, n in own.most_common(top):
+        print(f"{100 * n / total:6.2f}%  {name}")
+    print(f"\n-- inclusive (top {top}) --")
+    for name, n in incl.most_common(top):
+        print(f"{100 * n / total:6.2f}%  {name}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
