@@ -5,13 +5,15 @@ The route of one move, from the socket to the ledger (each module once, in one d
 1. ``consumers.TableConsumer.receive`` parses the frame (size, JSON, types) and runs the verb
    ``play.hand_act`` in a database thread (``db_call``), collecting the updates it publishes.
 2. ``play.hand_act`` is one unit of work, ``unit.table_action``: ``context.lock`` takes the table
-   row lock (``rows.lock_table``) and loads seats and hand (``hand_cache`` or the rows); the verb
+   row lock reading only its key (``rows.lock_key``) and takes the table, seats and hand from
+   ``hand_cache`` when the key matches (else from the rows); the verb
    checks (``checks.check_seated``, ``checks.check_act``: the viewer's update number, whose turn, is
    the action legal) and changes (``transitions.do_act``: the engine applies the action, then
    ``session.after_engine`` sets the next deadline or finishes the hand).
 3. Leaving the block, ``context.Ctx.save`` writes the rows; ``outbox.Outbox.flush`` appends the
-   hash-chained events (``rows.insert_events``) and builds one copy of the update per viewer that
-   saw something (redacted by the engine, ``presenters.table_state``), sent after the commit.
+   hash-chained events and writes the table row (``rows.append``: one statement on PostgreSQL) and
+   builds one copy of the update per viewer that saw something (redacted by the engine; what all
+   viewers share encoded once, ``presenters.encoded_states``), sent after the commit.
 4. The consumer hands the update to the channel layer; every consumer of the table forwards its
    own viewer's copy (``TableConsumer.table_update``).
 5. When the move ended the hand, ``session.finish_hand`` froze its totals and sent
@@ -19,7 +21,10 @@ The route of one move, from the socket to the ledger (each module once, in one d
    (a Celery task, exactly once). Bots and 托管 seats due next play through the same unit
    (``unit.autoplay``), or on their short deadline (``tasks.fire_deadlines`` -> ``play.deadline_fire``).
 
-Modules: ``services`` (open, join, leave, bots, ready, piao, presence, 托管), ``play`` (moves and
+A socket's connect is one unit of work too (``services.socket_open``: access, seat online, first
+state); ``manage.py move_bench`` measures this whole route's CPU without sockets.
+
+Modules: ``services`` (open, join, leave, bots, ready, piao, presence, 托管, a socket's connect), ``play`` (moves and
 time-outs), ``dissolve`` (解散), ``rematch`` (再来一局), ``arranged`` (tables opened by a service, for
 matches); ``unit``, ``checks``, ``transitions``, ``session`` (the state machine), ``context``,
 ``outbox``, ``rows`` (the raw SQL of a move), ``hand_cache``; ``presenters``/``selectors``/
