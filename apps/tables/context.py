@@ -60,7 +60,7 @@ class Ctx:
     def save(self) -> None:
         for seat in self.seats:
             if seat.index in self.dirty_seats:
-                rows.save_seat(seat)
+                rows.save_live(seat)
         if self.hand is not None and self.hand_dirty and (
             self.hand.status != HandStatus.PLAYING or self.hand._state.adding
         ):
@@ -73,7 +73,7 @@ class Ctx:
         if self.outbox.pending:
             self.outbox.flush(seats=self.seats, hand=self.hand, engine_hand=self.engine_hand)
         else:
-            rows.save_table(self.table)
+            rows.save_live(self.table)
         self.keep_read()
 
     def keep_read(self) -> None:

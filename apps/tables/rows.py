@@ -90,44 +90,26 @@ def _adapter(field):
 
 
 @cache
-def _table_fields(vendor: str):
-    return [(f.attname, _adapter(f)) for f in (Table._meta.get_field(name) for name in Table.LIVE_FIELDS)]
+def _live_fields(model, vendor: str):
+    """``model.LIVE_FIELDS`` (what a table transaction may change) as (attname, adapter) pairs."""
+    return [(f.attname, _adapter(f)) for f in (model._meta.get_field(name) for name in model.LIVE_FIELDS)]
 
 
 @cache
-def _update_sql(vendor: str) -> str:
+def _update_sql(model, vendor: str) -> str:
     q = connection.ops.quote_name
-    sets = ", ".join(f"{q(Table._meta.get_field(name).column)} = %s" for name in Table.LIVE_FIELDS)
-    return f"UPDATE {q(Table._meta.db_table)} SET {sets} WHERE id = %s"
+    sets = ", ".join(f"{q(model._meta.get_field(name).column)} = %s" for name in model.LIVE_FIELDS)
+    return f"UPDATE {q(model._meta.db_table)} SET {sets} WHERE id = %s"
 
 
-def _table_params(table: Table) -> list:
-    return [adapt(getattr(table, name)) for name, adapt in _table_fields(connection.vendor)] + [table.pk]
+def _live_params(row) -> list:
+    return [adapt(getattr(row, name)) for name, adapt in _live_fields(type(row), connection.vendor)] + [row.pk]
 
 
-def save_table(table: Table) -> None:
-    """``table.save(update_fields=Table.LIVE_FIELDS)`` in one statement."""
+def save_live(row: Table | Seat) -> None:
+    """``row.save(update_fields=row.LIVE_FIELDS)`` (a table or a seat) in one statement."""
     with _cursor() as cursor:
-        _execute(cursor, _update_sql(connection.vendor), _table_params(table))
-
-
-@cache
-def _seat_fields(vendor: str):
-    return [(f.attname, _adapter(f)) for f in (Seat._meta.get_field(name) for name in Seat.LIVE_FIELDS)]
-
-
-@cache
-def _seat_sql(vendor: str) -> str:
-    q = connection.ops.quote_name
-    sets = ", ".join(f"{q(Seat._meta.get_field(name).column)} = %s" for name in Seat.LIVE_FIELDS)
-    return f"UPDATE {q(Seat._meta.db_table)} SET {sets} WHERE id = %s"
-
-
-def save_seat(seat: Seat) -> None:
-    """``seat.save(update_fields=Seat.LIVE_FIELDS)`` in one statement."""
-    params = [adapt(getattr(seat, name)) for name, adapt in _seat_fields(connection.vendor)] + [seat.pk]
-    with _cursor() as cursor:
-        _execute(cursor, _seat_sql(connection.vendor), params)
+        _execute(cursor, _update_sql(type(row), connection.vendor), _live_params(row))
 
 
 @cache
@@ -153,7 +135,7 @@ def _insert_sql(vendor: str, rows: int) -> str:
 
 @lru_cache(maxsize=256)
 def _insert_and_update_sql(vendor: str, rows: int) -> str:
-    return f"WITH ev AS ({_values_sql(rows)}) {_update_sql(vendor)}"
+    return f"WITH ev AS ({_values_sql(rows)}) {_update_sql(Table, vendor)}"
 
 
 @dataclass(slots=True)
@@ -184,12 +166,12 @@ def insert_events(events: list[EventRow]) -> None:
 
 
 def append(table: Table, events: list[EventRow]) -> None:
-    """``insert_events(events)`` then ``save_table(table)``: on PostgreSQL one statement (the
+    """``insert_events(events)`` then ``save_live(table)``: on PostgreSQL one statement (the
     INSERT in a WITH of the UPDATE), one round trip for the events and the table row of a move."""
     if connection.vendor != "postgresql" or len(events) > INSERT_CHUNK:
         insert_events(events)
-        save_table(table)
+        save_live(table)
         return
     with _cursor() as cursor:
         _execute(cursor, _insert_and_update_sql(connection.vendor, len(events)),
-                 _event_params(events) + _table_params(table))
+                 _event_params(events) + _live_params(table))
