@@ -253,8 +253,10 @@ def test_a_spectator_sees_every_seat_and_no_dissolve(server, browser, tmp_path):
     # The session ends: 解散 is gone for the seated player too.
     table_id = int(url.rstrip("/").rsplit("/", 1)[1])
     assert player.locator("#dissolve-btn").is_visible()
-    server["shell"](f"from apps.tables.models import Table; "
-                    f"Table.objects.filter(pk={table_id}).update(status='finished', stage='over'); print('ok')")
+    # (a write outside a table transaction bumps ``rev``, or the servers' cached row stays current)
+    server["shell"](f"from django.db.models import F; from apps.tables.models import Table; "
+                    f"Table.objects.filter(pk={table_id}).update(status='finished', stage='over', "
+                    f"rev=F('rev') + 1); print('ok')")
     player.reload()
     player.wait_for_function("() => window.tableApp.state && window.tableApp.state.status === 'finished'")
     assert not player.locator("#dissolve-btn").is_visible()
