@@ -15,7 +15,6 @@ no table ``seq`` for the same reason.
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 from contextlib import contextmanager
@@ -30,7 +29,7 @@ from django.utils import timezone
 from . import engine_io, rows
 from .chain import link_hash
 from .models import Hand, Seat, Stage, Table
-from .presenters import encoded_states
+from .presenters import encoded_states, to_json
 from .summary import session_summary
 
 log = logging.getLogger(__name__)
@@ -106,9 +105,8 @@ class Outbox:
         for viewer, events in events_of.items():
             key = viewer_key(viewer)
             seqs[key] = view_seqs[key] = int(view_seqs.get(key, 0)) + 1
-            events_json = json.dumps(events, ensure_ascii=False, separators=(",", ":"))
             views[key] = (f'{{"type":"update","from_seq":{seqs[key]},"seq":{seqs[key]},'
-                          f'"events":{events_json},"state":{states[viewer]}}}')
+                          f'"events":{to_json(events)},"state":{states[viewer]}}}')
         self.table.view_seqs = view_seqs
         return {
             "type": "table.update",

@@ -146,7 +146,8 @@ def table_state(table: Table, seats: list[Seat], hand: Hand | None, engine_hand:
     return state
 
 
-def _dumps(value: Any) -> str:
+def to_json(value: Any) -> str:
+    """The compact JSON text every update is sent as."""
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
@@ -154,11 +155,11 @@ def encoded_states(table: Table, seats: list[Seat], hand: Hand | None, engine_ha
                    viewers: list[int | None], summary: list | None = None) -> dict[int | None, str]:
     """``table_state`` of each viewer as JSON text, what is the same for all of them built and
     encoded once (an update goes to every viewer at once)."""
-    common = _dumps(_table_part(table, summary, seats))[1:-1]
-    shared_seats = _dumps(_seats_part(table, seats, None)) if table.stage != Stage.PIAO else None
+    common = to_json(_table_part(table, summary, seats))[1:-1]
+    shared_seats = to_json(_seats_part(table, seats, None)) if table.stage != Stage.PIAO else None
     out = {}
     for viewer in viewers:
-        seats_json = shared_seats if shared_seats is not None else _dumps(_seats_part(table, seats, viewer))
-        out[viewer] = (f'{{{common},"me":{_dumps(viewer)},"seats":{seats_json},'
-                       f'"hand":{_dumps(_hand_part(table, hand, engine_hand, viewer))}}}')
+        seats_json = shared_seats if shared_seats is not None else to_json(_seats_part(table, seats, viewer))
+        out[viewer] = (f'{{{common},"me":{to_json(viewer)},"seats":{seats_json},'
+                       f'"hand":{to_json(_hand_part(table, hand, engine_hand, viewer))}}}')
     return out

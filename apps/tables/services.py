@@ -167,39 +167,35 @@ def piao_choose(*, user, table_id: int, value: Any) -> None:
 
 def socket_open(*, user, table_id: int) -> dict[str, Any] | None:
     """A socket connects: in one table transaction, decide the viewer's access (None: refused),
-    put his seat online (and mark it seen: presence.py) and return his first state
-    (``{"seq", "viewer", "state"}``, the table as committed, his online update included).
-    ``TableError("no_table")`` when there is no such table."""
+    put his seat online and return his first state (``{"seq", "viewer", "state"}``, the table as
+    committed, his online update included). ``TableError("no_table")`` when there is no such table."""
     with table_action(table_id) as ctx:
         access = access_for(user=user, table=ctx.table, seats=ctx.seats)
         if access is None:
             ctx.nothing_changed()
             ctx.keep_read()
             return None
-        seat = ctx.seats[access.seat] if access.seat is not None else None
-        if seat is not None:
-            Seat.objects.filter(pk=seat.pk).update(seen_at=timezone.now())
-        if seat is None or seat.online:
-            ctx.nothing_changed()
-            ctx.keep_read()
-        else:
-            seat.online = True
-            ctx.touch(seat)
-            ctx.event("seat.online", {"seat": seat.index, "online": True})
+        _set_online(ctx, None if access.seat is None else ctx.seats[access.seat], True)
     return snapshot_of(ctx, access.seat)
 
 
 def seat_set_online(*, user, table_id: int, online: bool) -> None:
     with table_action(table_id) as ctx:
-        seat = ctx.seat_of(user)
-        if seat is not None and online:  # seen now: presence.sweep leaves it alone (presence.py)
-            Seat.objects.filter(pk=seat.pk).update(seen_at=timezone.now())
-        if seat is None or seat.online == online:
-            ctx.nothing_changed()
-            return
-        seat.online = online
-        ctx.touch(seat)
-        ctx.event("seat.online", {"seat": seat.index, "online": online})
+        _set_online(ctx, ctx.seat_of(user), online)
+
+
+def _set_online(ctx, seat: Seat | None, online: bool) -> None:
+    """A seated player's socket comes (his seat is seen now: presence.sweep leaves it alone) or
+    goes; a spectator, or a seat already so, changes nothing (the rows read are kept in the cache)."""
+    if seat is not None and online:
+        Seat.objects.filter(pk=seat.pk).update(seen_at=timezone.now())
+    if seat is None or seat.online == online:
+        ctx.nothing_changed()
+        ctx.keep_read()
+        return
+    seat.online = online
+    ctx.touch(seat)
+    ctx.event("seat.online", {"seat": seat.index, "online": online})
 
 
 def seat_set_tuoguan(*, user, table_id: int, on: bool) -> None:
