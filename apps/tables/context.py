@@ -80,6 +80,7 @@ class Ctx:
         """Cache the rows as they stand once the transaction commits (``save``, or a read that
         changed nothing: the rows it loaded are the committed ones)."""
         table, hand, engine_hand, gen, seats = self.table, self.hand, self.engine_hand, self.cache_gen, self.seats
+        hand_cache.expect(table)
         transaction.on_commit(lambda: hand_cache.store(table, hand, engine_hand, gen, seats=seats))
 
     def mutating(self) -> None:

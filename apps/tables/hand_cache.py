@@ -21,6 +21,11 @@ the entry and started to apply a move to that very object. Stored then, the entr
 would be checked and applied on a hand that differs from the rows (its log would no longer replay).
 So every ``invalidate`` bumps the table's generation, a ``Ctx`` remembers the generation it saw
 (after its own ``invalidate``), and ``store`` is refused when the generation moved since.
+
+The next transaction of a busy table often takes the row lock the moment the last one commits,
+before that one's thread has run its ``store``: it would find no entry and rebuild everything. So a
+transaction announces its store before it commits (``expect``), and ``get``, finding the key it just
+read under the lock announced, waits (briefly, without the GIL) for that store instead.
 """
 
 from __future__ import annotations
@@ -39,7 +44,11 @@ _entries: OrderedDict[int, tuple[tuple, Any, Any, Any, list]] = OrderedDict()
 _generations: dict[int, int] = {}
 _counter = 0
 _lock = threading.Lock()
-stats = {"hits": 0, "misses": 0, "refused": 0, "caught_up": 0}
+_stored = threading.Condition(_lock)
+# table id -> (the key a transaction of this process will store once it has committed, its thread)
+_expected: dict[int, tuple[tuple, int]] = {}
+EXPECT_WAIT = 0.1  # seconds ``get`` waits for an announced store (a rolled-back one never comes)
+stats = {"hits": 0, "misses": 0, "refused": 0, "caught_up": 0, "waited": 0}
 
 
 def generation(table_id: int) -> int:
@@ -87,6 +96,13 @@ def get(table_id: int, key: tuple) -> tuple[Any, Any, Any, list] | None:
     """
     with _lock:
         entry = _entries.get(table_id)
+        expected = _expected.get(table_id)
+        if ((entry is None or entry[0] != key) and expected is not None and expected[0] == key
+                and expected[1] != threading.get_ident()):  # (in its own thread: not yet committed)
+            stats["waited"] += 1  # committed, not yet stored: wait for it rather than rebuild
+            if not _stored.wait_for(lambda: _expected.get(table_id) != expected, timeout=EXPECT_WAIT):
+                _expected.pop(table_id, None)  # (rolled back after all)
+            entry = _entries.get(table_id)
         if entry is None or entry[0] != key:
             stats["misses"] += 1
             return None
@@ -97,15 +113,23 @@ def get(table_id: int, key: tuple) -> tuple[Any, Any, Any, list] | None:
             [_copy_row(s) for s in seats])
 
 
+def expect(table) -> None:
+    """Before the commit: this transaction will ``store`` the table at its key once committed."""
+    with _lock:
+        _expected[table.pk] = (key_of(table), threading.get_ident())
+
+
 def store(table, hand, engine_hand, gen: int | None = None, seats: list | None = None) -> None:
     """Called after commit with the rows as written (the table, its seats, its hand if any).
 
     ``gen`` is the generation the caller saw (``Ctx.cache_gen``); a store that comes after another
     transaction invalidated the entry (it may be mutating this engine hand now) is refused.
     """
-    if seats is None or (hand is None) != (engine_hand is None):
-        return
     with _lock:
+        if _expected.pop(table.pk, None) is not None:
+            _stored.notify_all()
+        if seats is None or (hand is None) != (engine_hand is None):
+            return
         if gen is not None and _generations.get(table.pk, 0) != gen:
             stats["refused"] += 1
             return
@@ -145,3 +169,4 @@ def invalidate(table_id: int) -> int:
 def clear() -> None:
     with _lock:
         _entries.clear()
+        _expected.clear()
