@@ -35,6 +35,13 @@ def membership_for(*, user, club: Club) -> Membership | None:
     return Membership.objects.filter(club=club, user=user).select_related("user", "club").first()
 
 
+def is_member(*, user, club_id: int) -> bool:
+    """``membership_for(...) is not None`` in one small query, for a club known by its id."""
+    if user is None or not user.is_authenticated:
+        return False
+    return Membership.objects.filter(club_id=club_id, user=user).exists()
+
+
 def clubs_for_user(*, user) -> QuerySet[Club]:
     return Club.objects.filter(memberships__user=user).select_related("owner").order_by("name", "id")
 

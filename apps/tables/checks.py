@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from apps.clubs.selectors import can_manage_tables, membership_for
+from apps.clubs.selectors import can_manage_tables, is_member, membership_for
 
 from . import engine_io
 from .context import Ctx, TableError
@@ -16,11 +16,9 @@ from .models import Seat, Stage, Table, TableStatus
 from .outbox import view_seq
 
 
-def check_member(*, user, table: Table):
-    membership = membership_for(user=user, club=table.club)
-    if membership is None:
+def check_member(*, user, table: Table) -> None:
+    if not is_member(user=user, club_id=table.club_id):
         raise TableError("not_member", "Only members of this club may play here.")
-    return membership
 
 
 def may_manage(*, user, table: Table) -> bool:
