@@ -1,10 +1,13 @@
-"""The table socket: authenticate, join ``table.<id>``, dispatch to services, forward updates.
+"""The table socket: authenticate, join the table here (hub.py), dispatch to services, forward updates.
 
 Client -> server: ``act`` (with the last ``seq`` seen), ``resync``, ``ready``, ``piao``, ``dissolve``,
 ``tuoguan``. Server -> client: ``state`` (the whole view), ``update`` (events + view), ``error``;
 every message carries ``seq``, the viewer's own update number (``outbox.view_seq``). A group
-message holds one redacted copy per viewer that saw something; this consumer forwards only its
-own viewer's copy.
+message holds one redacted copy per viewer that saw something; the process's hub hands it to each
+of its sockets at the table (``deliver``), which forwards only its own viewer's copy.
+
+A socket has no channel of its own (``channel_layer_alias = None``): nothing is ever sent to one
+socket through the channel layer, and a channel per socket costs a subscription and a task.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, close_old_connections, connections
 
-from . import dissolve, play, services, watch
+from . import dissolve, hub, play, services, watch
 from .context import TableError
 from .models import Table
 from .outbox import deferred_sends, viewer_key
@@ -110,14 +113,16 @@ CLOSE_NOT_FOUND = 4404
 
 
 class TableConsumer(AsyncJsonWebsocketConsumer):
+    channel_layer_alias = None  # updates come through the hub; sends go through hub.publish
+
     async def __call__(self, scope, receive, send) -> None:
-        """The consumer's whole life; it leaves the watch however it ends. A consumer can end
-        without ``disconnect`` (its channel-layer receive failed while Redis restarted): left in
-        the watch, it would keep its seat "seen" and put it back online after the socket closed."""
+        """The consumer's whole life; it leaves the hub (and so the watch) however it ends. A
+        consumer that ended without ``disconnect`` and stayed registered would keep its seat
+        "seen" and put it back online after the socket closed."""
         try:
             await super().__call__(scope, receive, send)
         finally:
-            watch.unregister(self)
+            hub.leave(self)
 
     async def dispatch(self, message: dict) -> None:
         """Channels' dispatch minus its per-message ``aclose_old_connections`` hop.
@@ -134,17 +139,22 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
 
     async def connect(self) -> None:
         """One database call: the viewer's access, his seat online, his first state
-        (``services.socket_open``). The socket joins the table's group first, so no update made
-        after that state can pass it by; one it already covers is skipped (``table_update``)."""
+        (``services.socket_open``). The socket joins the table here first, so no update made
+        after that state can pass it by; until that state is sent, updates wait (``_backlog``),
+        and one it already covers is skipped (``table_update``)."""
         self.user = self.scope.get("user")
         self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
         self.seq = 0  # the last update number this socket's viewer was sent (outbox.view_seq)
         self.view_key = None
-        group = f"table.{self.table_id}"
-        await self.channel_layer.group_add(group, self.channel_name)
+        self.behind_since = None
+        # Updates handed over while a delivery needs the database (or before the first state):
+        # they wait here, in order, and ``_drain`` forwards them; None: deliver at once.
+        self._backlog: list | None = []
+        self._holds = 0
+        await hub.join(self)
         sends, snap, error = await db_call(_collecting(services.socket_open))(user=self.user, table_id=self.table_id)
         if error is not None or snap is None:
-            await self.channel_layer.group_discard(group, self.channel_name)
+            hub.leave(self)
             if isinstance(error, TableError) and error.code == "no_table":
                 await self.close(code=CLOSE_NOT_FOUND)
                 return
@@ -152,17 +162,16 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
                 raise error
             await self.close(code=CLOSE_FORBIDDEN)
             return
-        self.group = group
+        self.joined = True
         await self.accept()
-        self.behind_since = None
-        watch.register(self, db_call)
+        watch.start(db_call)
         await self._send_snapshot(snap)
-        await self._publish(sends)
+        await self._drain()
+        await hub.publish(sends)
 
     async def disconnect(self, code: int) -> None:
-        watch.unregister(self)
-        if hasattr(self, "group"):
-            await self.channel_layer.group_discard(self.group, self.channel_name)
+        hub.leave(self)
+        if getattr(self, "joined", False):
             try:
                 await self._call(services.seat_set_online, online=False)
             except Exception:  # noqa: BLE001 - the socket is gone either way
@@ -209,6 +218,31 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
             await self._error(exc.code, exc.message)
 
     # ---- server -> client ---------------------------------------------------------------------
+    async def deliver(self, message: dict) -> None:
+        """The hub hands over a table update (in order): forwarded at once, unless earlier ones
+        wait or this one needs the database (a spectator's access, a viewer who took or left a
+        seat): then it waits its turn and a task forwards the waiting ones (``_drain``)."""
+        if self._backlog is not None:
+            self._backlog.append(message)
+            return
+        key = viewer_key(message["users"].get(str(self.user.pk)))
+        if key in message["views"] and (key == "spectator" or key != self.view_key):
+            self._backlog = [message]
+            asyncio.get_running_loop().create_task(self._drain())
+            return
+        await self.table_update(message)
+
+    async def _drain(self) -> None:
+        """Forward the updates that waited, in order, then deliver at once again."""
+        try:
+            while self._backlog and self._holds == 0:
+                await self.table_update(self._backlog.pop(0))
+        except Exception:  # noqa: BLE001 - the socket went away meanwhile; the watch resyncs others
+            log.exception("forwarding waiting table updates failed")
+        finally:
+            if self._holds == 0:
+                self._backlog = None
+
     async def table_update(self, message: dict) -> None:
         key = viewer_key(message["users"].get(str(self.user.pk)))
         view = message["views"].get(key)
@@ -225,12 +259,20 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
         await self.send(text_data=view)  # the viewer's ``update``, encoded once by the outbox
 
     async def _send_state(self) -> None:
-        """The whole view, with the viewer's access decided in the same locked read as the state."""
-        snap = await db_call(viewer_snapshot)(user=self.user, table_id=self.table_id)
-        if snap is None:
-            await self.close(code=CLOSE_FORBIDDEN)
-            return
-        await self._send_snapshot(snap)
+        """The whole view, with the viewer's access decided in the same locked read as the state.
+        Updates wait meanwhile (one sent first would be taken back by an older state)."""
+        self._holds += 1
+        if self._backlog is None:
+            self._backlog = []
+        try:
+            snap = await db_call(viewer_snapshot)(user=self.user, table_id=self.table_id)
+            if snap is None:
+                await self.close(code=CLOSE_FORBIDDEN)
+                return
+            await self._send_snapshot(snap)
+        finally:
+            self._holds -= 1
+        await self._drain()
 
     async def _send_snapshot(self, snap: dict) -> None:
         self.seq, self.view_key = snap["seq"], viewer_key(snap["viewer"])
@@ -247,16 +289,9 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
     async def _call(self, verb, **kwargs: Any) -> None:
         """Run a service verb in a DB thread, then publish the updates it made (in order)."""
         sends, _, error = await db_call(_collecting(verb))(user=self.user, table_id=self.table_id, **kwargs)
-        await self._publish(sends)
+        await hub.publish(sends)
         if error is not None:
             raise error
-
-    async def _publish(self, sends: list) -> None:
-        for group, message in sends:
-            try:
-                await self.channel_layer.group_send(group, message)
-            except Exception:  # noqa: BLE001 - at-most-once, as outbox.send_group; clients resync
-                log.exception("group_send to %s failed", group)
 
     def _resync_allowed(self) -> bool:
         """A token bucket per socket: RESYNC_BURST at once, then one per RESYNC_EVERY seconds.

@@ -110,6 +110,7 @@ class Outbox:
         self.table.view_seqs = view_seqs
         return {
             "type": "table.update",
+            "table": self.table.pk,  # (the hub hands it to this process's sockets at that table)
             "seqs": seqs,
             "users": {str(s.user_id): s.index for s in seats if s.user_id},
             "views": views,

@@ -6,23 +6,23 @@ it also marks its sockets' seats as seen (presence.py sweeps the seats nobody se
 Group sends are at-most-once (a channel-layer or Redis restart drops them). Without this a socket
 whose update was lost would wait for the next move, or the next deadline, to notice. A socket is
 resynced only when it is behind on two checks in a row with no message in between, so an update
-still on its way is never mistaken for a lost one.
+still on its way is never mistaken for a lost one. Each round also leaves the groups of tables the
+process has no socket at any more (hub.py).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any
 
 from django.conf import settings
 
-from . import presence
+from . import hub, presence
 from .models import Table
 
 log = logging.getLogger(__name__)
 
-_sockets: dict[int, set[Any]] = {}  # table id -> its consumers in this process
+_sockets = hub.tables()  # table id -> its consumers in this process
 _task: asyncio.Task | None = None
 _seen_at = 0.0  # loop time of the last presence touch
 
@@ -31,21 +31,13 @@ def interval() -> float:
     return settings.TABLES_WATCH_SECONDS
 
 
-def register(consumer, db_call) -> None:
-    """Watch ``consumer``'s socket; ``db_call`` runs a function in a database thread."""
+def start(db_call) -> None:
+    """Watch this process's sockets (``hub``'s registry); ``db_call`` runs a function in a database
+    thread."""
     global _task
-    _sockets.setdefault(consumer.table_id, set()).add(consumer)
     loop = asyncio.get_running_loop()
     if _task is None or _task.done() or _task.get_loop() is not loop:  # (tests run one loop each)
         _task = loop.create_task(_watch(db_call))
-
-
-def unregister(consumer) -> None:
-    group = _sockets.get(getattr(consumer, "table_id", None))
-    if group is not None:
-        group.discard(consumer)
-        if not group:
-            del _sockets[consumer.table_id]
 
 
 def table_seqs(table_ids: list[int]) -> dict[int, dict[str, int]]:
@@ -104,9 +96,12 @@ def has_socket(table_id: int, user_id: int) -> bool:
 
 
 async def _watch(db_call) -> None:
-    while _sockets:
+    while True:
         await asyncio.sleep(interval())
         try:
+            await hub.sweep()
+            if not _sockets:
+                return
             await check_once(db_call)
             if asyncio.get_running_loop().time() - _seen_at >= settings.TABLES_PRESENCE_SECONDS:
                 await touch_presence(db_call)
