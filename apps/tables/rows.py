@@ -128,21 +128,14 @@ def _values_sql(rows: int) -> str:
             f"VALUES {', '.join([one] * rows)}")
 
 
-@cache
-def _unnest_sql(vendor: str) -> str:
-    """PostgreSQL: any number of rows in one text of one parameter per column (an array each):
-    prepared once, where a VALUES list per row count would be parsed by psycopg on every call
-    (it caches no statement of more than 50 parameters)."""
-    q = connection.ops.quote_name
-    fields = _event_fields(vendor)
-    arrays = ", ".join(f"%s::{f.cast_db_type(connection)}[]" for f, _ in fields)
-    return (f"INSERT INTO {q(TableEvent._meta.db_table)} ({', '.join(q(f.column) for f, _ in fields)}) "
-            f"SELECT * FROM unnest({arrays})")
-
-
 @lru_cache(maxsize=256)
 def _insert_sql(vendor: str, rows: int) -> str:
     return _values_sql(rows)
+
+
+@lru_cache(maxsize=256)
+def _insert_and_update_sql(vendor: str, rows: int) -> str:
+    return f"WITH ev AS ({_values_sql(rows)}) {_update_sql(Table, vendor)}"
 
 
 @dataclass(slots=True)
@@ -164,35 +157,21 @@ def _event_params(events: list[EventRow]) -> list:
     return [adapt(getattr(ev, f.attname)) for ev in events for f, adapt in fields]
 
 
-def _event_arrays(events: list[EventRow]) -> list:
-    """PostgreSQL: the rows as one array per column (``_unnest_sql``)."""
-    return [[adapt(getattr(ev, f.attname)) for ev in events] for f, adapt in _event_fields(connection.vendor)]
-
-
 def insert_events(events: list[EventRow]) -> None:
     """``TableEvent.objects.bulk_create(events)`` in one statement (the new ids are not read back)."""
-    if not events:
-        return
     with _cursor() as cursor:
-        if connection.vendor == "postgresql":
-            _execute(cursor, _unnest_sql(connection.vendor), _event_arrays(events))
-            return
         for start in range(0, len(events), INSERT_CHUNK):
             chunk = events[start:start + INSERT_CHUNK]
             _execute(cursor, _insert_sql(connection.vendor, len(chunk)), _event_params(chunk))
 
 
-@cache
-def _append_sql(vendor: str) -> str:
-    return f"WITH ev AS ({_unnest_sql(vendor)}) {_update_sql(Table, vendor)}"
-
-
 def append(table: Table, events: list[EventRow]) -> None:
     """``insert_events(events)`` then ``save_live(table)``: on PostgreSQL one statement (the
     INSERT in a WITH of the UPDATE), one round trip for the events and the table row of a move."""
-    if connection.vendor != "postgresql":
+    if connection.vendor != "postgresql" or len(events) > INSERT_CHUNK:
         insert_events(events)
         save_live(table)
         return
     with _cursor() as cursor:
-        _execute(cursor, _append_sql(connection.vendor), _event_arrays(events) + _live_params(table))
+        _execute(cursor, _insert_and_update_sql(connection.vendor, len(events)),
+                 _event_params(events) + _live_params(table))
