@@ -146,9 +146,12 @@ def table_state(table: Table, seats: list[Seat], hand: Hand | None, engine_hand:
     return state
 
 
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))  # (json.dumps builds one per call)
+
+
 def to_json(value: Any) -> str:
     """The compact JSON text every update is sent as."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return _ENCODER.encode(value)
 
 
 def encoded_states(table: Table, seats: list[Seat], hand: Hand | None, engine_hand: Any,
