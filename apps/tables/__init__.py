@@ -14,8 +14,9 @@ The route of one move, from the socket to the ledger (each module once, in one d
    hash-chained events and writes the table row (``rows.append``: one statement on PostgreSQL) and
    builds one copy of the update per viewer that saw something (redacted by the engine; what all
    viewers share encoded once, ``presenters.encoded_states``), sent after the commit.
-4. The consumer hands the update to the channel layer; every consumer of the table forwards its
-   own viewer's copy (``TableConsumer.table_update``).
+4. The consumer hands the update to the channel layer (``hub.publish``); each server process with
+   sockets at the table is in its group once and receives it once (``hub``), and each of its
+   sockets there forwards its own viewer's copy (``TableConsumer.deliver``).
 5. When the move ended the hand, ``session.finish_hand`` froze its totals and sent
    ``signals.hand_finished``; apps.ledgers posts the settlement once the transaction commits
    (a Celery task, exactly once). Bots and 托管 seats due next play through the same unit
@@ -28,6 +29,7 @@ Modules: ``services`` (open, join, leave, bots, ready, piao, presence, 托管, a
 time-outs), ``dissolve`` (解散), ``rematch`` (再来一局), ``arranged`` (tables opened by a service, for
 matches); ``unit``, ``checks``, ``transitions``, ``session`` (the state machine), ``context``,
 ``outbox``, ``rows`` (the raw SQL of a move), ``hand_cache``; ``presenters``/``selectors``/
-``summary`` (read side); ``consumers``/``watch`` (sockets, lost-update catch-up); ``verify``
+``summary`` (read side); ``consumers``/``hub``/``watch`` (sockets, a process's table groups,
+lost-update catch-up); ``verify``
 (hash chains and replays); ``engine_io`` (what a live hand asks of apps.engine).
 """
