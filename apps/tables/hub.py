@@ -55,7 +55,7 @@ class _Hub:
     async def ensure_started(self) -> None:
         for old in [hub for loop, hub in list(_hubs.items()) if loop.is_closed()]:
             await old.forget()
-        if self.started is None or (self.started.done() and self.started.exception() is not None):
+        if self.started is None or _failed(self.started):
             self.started = self.loop.create_task(self._start())
         await asyncio.shield(self.started)
 
@@ -94,7 +94,7 @@ class _Hub:
     async def join(self, table_id: int) -> None:
         await self.ensure_started()
         op = self.ops.get(table_id)
-        if op is None or not op[0] or (op[1].done() and op[1].exception() is not None):
+        if op is None or not op[0] or _failed(op[1]):
             op = (True, self._chain(table_id, True))
         await asyncio.shield(op[1])
 
@@ -117,6 +117,10 @@ class _Hub:
             if joined and not _sockets.get(table_id):
                 out.append(self._chain(table_id, False))
         return out
+
+
+def _failed(task: asyncio.Task) -> bool:
+    return task.done() and (task.cancelled() or task.exception() is not None)
 
 
 _hubs: dict[asyncio.AbstractEventLoop, _Hub] = {}

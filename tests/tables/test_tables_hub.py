@@ -82,3 +82,38 @@ async def test_updates_wait_while_a_state_is_read_and_come_after_it(full_table, 
     assert any(e["type"] == "seat.ready" for e in update["events"])
     for s in [sock, *others]:
         await s.disconnect()
+
+
+async def test_a_failed_group_join_refuses_that_socket_and_the_next_one_joins(full_table, players, monkeypatch):
+    """A channel-layer hiccup (Redis restarting) while a socket joins: that socket is closed and not
+    left registered, and the next connect joins the group again."""
+    from channels.testing import WebsocketCommunicator
+
+    from config.asgi import application
+
+    layer = get_channel_layer()
+    real_add = layer.group_add
+    calls = []
+
+    async def flaky_add(group, channel):
+        calls.append(group)
+        if len(calls) == 1:
+            raise ConnectionError("redis restarting")
+        await real_add(group, channel)
+
+    monkeypatch.setattr(layer, "group_add", flaky_add)
+    comm = WebsocketCommunicator(application, f"/ws/tables/{full_table.pk}/", headers=[(b"origin", b"http://testserver")])
+    comm.scope["user"] = players[0]
+    try:
+        connected, _ = await comm.connect(timeout=5)
+    except ConnectionError:
+        connected = False
+    assert not connected
+    assert full_table.pk not in hub.tables()
+
+    sock = await connect(players[0], full_table.pk)  # joins for real this time
+    assert len(calls) == 2
+    await send(sock, {"type": "ready"})
+    msg = await wait_for(sock, lambda m: m["type"] == "update")
+    assert any(e["type"] == "seat.ready" for e in msg["events"])
+    await sock.disconnect()
