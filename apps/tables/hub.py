@@ -18,13 +18,11 @@ from typing import Any
 
 from channels.layers import get_channel_layer
 
+from .models import table_group
+
 log = logging.getLogger(__name__)
 
 _sockets: dict[int, set[Any]] = {}  # table id -> its consumers in this process
-
-
-def group_name(table_id: int) -> str:
-    return f"table.{table_id}"
 
 
 def sockets(table_id: int) -> set[Any]:
@@ -44,7 +42,7 @@ class _Hub:
         self.layer = get_channel_layer()
         self.channel: str | None = None
         self.started: asyncio.Task | None = None
-        self.reader: asyncio.Task | None = None
+        self.reader: asyncio.Task | None = None  # (held here: the loop keeps only a weak reference)
         # table id -> (joined?, the task of the last join or leave asked for)
         self.ops: dict[int, tuple[bool, asyncio.Task]] = {}
 
@@ -77,7 +75,7 @@ class _Hub:
 
     def _chain(self, table_id: int, join: bool) -> asyncio.Task:
         previous = self.ops.get(table_id)
-        group = group_name(table_id)
+        group = table_group(table_id)
 
         async def run():
             if previous is not None:
@@ -105,7 +103,7 @@ class _Hub:
         for table_id, (joined, _) in list(self.ops.items()):
             if joined and self.channel is not None:
                 try:
-                    await self.layer.group_discard(group_name(table_id), self.channel)
+                    await self.layer.group_discard(table_group(table_id), self.channel)
                 except Exception:  # noqa: BLE001,S110 - a per-loop layer never knew it: nothing to leave
                     pass
         self.ops.clear()

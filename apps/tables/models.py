@@ -39,6 +39,11 @@ PIAO_SECONDS = 15  # a piao window's time to choose
 DISSOLVE_SECONDS = 60  # a 解散 vote's time to answer
 
 
+def table_group(table_id: int) -> str:
+    """The channel-layer group of a table's updates (a server process joins it once: hub.py)."""
+    return f"table.{table_id}"
+
+
 class Table(models.Model):
     club = models.ForeignKey("clubs.Club", on_delete=models.CASCADE, related_name="tables")
     template = models.ForeignKey(
@@ -111,7 +116,7 @@ class Table(models.Model):
 
     @property
     def group_name(self) -> str:
-        return f"table.{self.pk}"
+        return table_group(self.pk)
 
     # The columns a table transaction (``Ctx.save``) may change; the rest is fixed when the table
     # opens (name, rules, seats' count...). Saving only these keeps the per-move UPDATE small.

@@ -10,6 +10,7 @@ from channels.layers import InMemoryChannelLayer, get_channel_layer
 from test_tables_consumer import connect, drain, send, wait_for
 
 from apps.tables import consumers, hub, watch
+from apps.tables.models import table_group
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
@@ -19,7 +20,7 @@ async def test_one_membership_per_table_for_all_its_sockets_and_left_when_the_la
     monkeypatch.setattr(watch, "interval", lambda: 0.05)
     socks = [await connect(u, full_table.pk) for u in players]
     layer = get_channel_layer()
-    group = hub.group_name(full_table.pk)
+    group = table_group(full_table.pk)
     hub_channel = hub._hub().channel
     if isinstance(layer, InMemoryChannelLayer):  # (its groups can be read)
         assert set(layer.groups[group]) == {hub_channel}
