@@ -28,8 +28,9 @@ from django.utils import timezone
 
 from . import engine_io, rows
 from .chain import link_hash
+from .jsontext import to_json
 from .models import Hand, Seat, Stage, Table
-from .presenters import encoded_states, to_json
+from .presenters import encoded_states
 from .summary import session_summary
 
 log = logging.getLogger(__name__)

@@ -7,13 +7,13 @@ public ``turn`` is the seat that must discard (everyone knows that).
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
 from typing import Any
 
 from apps.clubs.fees import fee_seats
 
 from . import engine_io
+from .jsontext import to_json
 from .models import DISSOLVE_SECONDS, PIAO_SECONDS, Hand, HandStatus, Seat, Stage, Table
 from .summary import session_summary
 
@@ -144,14 +144,6 @@ def table_state(table: Table, seats: list[Seat], hand: Hand | None, engine_hand:
     state["seats"] = _seats_part(table, seats, viewer)
     state["hand"] = _hand_part(table, hand, engine_hand, viewer)
     return state
-
-
-_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))  # (json.dumps builds one per call)
-
-
-def to_json(value: Any) -> str:
-    """The compact JSON text every update is sent as."""
-    return _ENCODER.encode(value)
 
 
 def encoded_states(table: Table, seats: list[Seat], hand: Hand | None, engine_hand: Any,

@@ -23,6 +23,7 @@ from functools import cache, lru_cache
 from django.db import connection
 from django.db.models import JSONField
 
+from .jsontext import to_json_bytes
 from .models import Seat, Table, TableEvent
 
 
@@ -72,6 +73,7 @@ def _cursor_class():
 
     class Cursor(psycopg.Cursor):
         _query_cls = Query
+        conversions = converted  # (its cache_info() shows the reuse)
 
     return Cursor
 
@@ -113,7 +115,7 @@ def _adapter(field):
     if isinstance(field, JSONField):
         from psycopg.types.json import Jsonb
 
-        return lambda value: None if value is None else Jsonb(value)
+        return lambda value: None if value is None else Jsonb(value, dumps=to_json_bytes)
     return lambda value: value
 
 
