@@ -30,7 +30,6 @@ read under the lock announced, waits (briefly, without the GIL) for that store i
 
 from __future__ import annotations
 
-import copy
 import threading
 from collections import OrderedDict
 from typing import Any
@@ -70,11 +69,22 @@ def _copy_row(obj):
     instance state and its cache of related objects), without pickling's generic machinery."""
     out = object.__new__(type(obj))
     attrs = obj.__dict__.copy()
-    state = attrs["_state"] = copy.copy(attrs["_state"])
+    old = attrs["_state"]
+    state = attrs["_state"] = object.__new__(type(old))
+    state.__dict__ = old.__dict__.copy()
     if "fields_cache" in state.__dict__:
         state.fields_cache = dict(state.fields_cache)
     out.__dict__ = attrs
     return out
+
+
+def _copy_json(value):
+    """A deep copy of a JSON value (dicts, lists and scalars), without ``deepcopy``'s memo."""
+    if isinstance(value, dict):
+        return {k: _copy_json(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_copy_json(v) for v in value]
+    return value
 
 
 def _copy_table(table):
@@ -82,7 +92,7 @@ def _copy_table(table):
     for name in _TABLE_JSON:
         value = getattr(out, name)
         if isinstance(value, dict):
-            setattr(out, name, copy.deepcopy(value))
+            setattr(out, name, _copy_json(value))
     return out
 
 

@@ -21,13 +21,40 @@ from typing import Any
 from apps.engine.winning_card import is_zimo
 
 from . import engine_io
-from .models import Hand, HandStatus, Seat, Table
+from .models import Hand, HandStatus, Seat, Stage, Table
+
+# The hands' part of the summary of ended tables (stage over is final: no hand is added or changed
+# after it), so the updates and pages of an ended table do not read all its hands again. Keyed
+# with the end time too: a test database may give a rolled-back table's id to a new one.
+_ENDED: dict[tuple, dict[int, dict[str, Any]]] = {}
+MAX_ENDED = 2048
 
 
 def session_summary(table: Table, seats: list[Seat] | None = None) -> list[dict[str, Any]]:
-    """The summary rows of ``table`` in seat order (one query for the hands' results)."""
+    """The summary rows of ``table`` in seat order (one query for the hands' results, none for an
+    ended table whose summary this process made before)."""
     if seats is None:
         seats = list(Seat.objects.filter(table=table).select_related("user").order_by("index"))
+    key = None
+    if table.stage == Stage.OVER:
+        key = (table.pk, table.finished_at, table.hands_played, tuple(s.index for s in seats))
+        stats = _ENDED.get(key)
+    if key is None or stats is None:
+        stats = _hand_stats(table, seats)
+        if key is not None:
+            if len(_ENDED) >= MAX_ENDED:
+                _ENDED.clear()
+            _ENDED[key] = stats
+    top = max((s.score for s in seats), default=0)
+    return [
+        {"index": s.index, "name": s.user.name if s.user_id else "", "total": s.score, "wins": s.wins,
+         **stats[s.index], "big_winner": top > 0 and s.score == top}
+        for s in seats
+    ]
+
+
+def _hand_stats(table: Table, seats: list[Seat]) -> dict[int, dict[str, Any]]:
+    """Per seat index: ``zimo``, ``dianpao`` and ``best_huxi`` over the table's finished hands."""
     pao = bool(engine_io.ruleset_of(table.ruleset).discard_win)
     stats = {s.index: {"zimo": 0, "dianpao": 0 if pao else None, "best_huxi": 0} for s in seats}
     finished = (Hand.objects.filter(table=table, status=HandStatus.FINISHED)
@@ -47,9 +74,4 @@ def session_summary(table: Table, seats: list[Seat] | None = None) -> list[dict[
         discarder = result.get("discarder")
         if pao and discarder is not None and int(discarder) in stats:
             stats[int(discarder)]["dianpao"] += 1
-    top = max((s.score for s in seats), default=0)
-    return [
-        {"index": s.index, "name": s.user.name if s.user_id else "", "total": s.score, "wins": s.wins,
-         **stats[s.index], "big_winner": top > 0 and s.score == top}
-        for s in seats
-    ]
+    return stats

@@ -123,3 +123,26 @@ def test_replay_page_of_an_open_table_has_no_summary(client, full_table, players
     client.force_login(players[0])
     page = client.get(f"/replays/tables/{full_table.pk}/")
     assert page.status_code == 200 and page.context["data"]["summary"] is None
+
+
+@pytest.mark.django_db
+def test_an_ended_tables_summary_reads_its_hands_once(players, make_template, django_assert_num_queries):
+    """Stage over is final, so the hands' part is kept: the updates of an ended table (seats going
+    offline, a rematch offer) no longer read every hand. The seats' part is read as given."""
+    table = services.table_open(user=players[0], template=make_template(hands=1))
+    for user in players[1:]:
+        services.table_join(user=user, table_id=table.pk)
+    ready_all(table.pk, players)
+    play_hand_via_services(table.pk, players, random.Random(5), kind="greedy")
+    table = Table.objects.get(pk=table.pk)
+    assert table.stage == "over"
+    seats = list(Seat.objects.filter(table=table).select_related("user").order_by("index"))
+    first = session_summary(table, seats)
+    with django_assert_num_queries(0):
+        again = session_summary(table, seats)
+    assert again == first
+    seats[2].score += 100  # (not saved: the rows as the caller holds them)
+    with django_assert_num_queries(0):
+        changed = session_summary(table, seats)
+    assert changed[2]["total"] == first[2]["total"] + 100 and changed[2]["big_winner"]
+    assert [r["zimo"] for r in changed] == [r["zimo"] for r in first]
