@@ -17,7 +17,7 @@ from .events import AUDIT, Event
 from .rules import RuleSet
 from .shuffle import deck_from_seed, parse_seed
 from .turns import _NAMES, HandState
-from .views import build_view
+from .views import build_view, build_views
 
 __all__ = ["AUDIT", "Action", "Event", "Hand", "IllegalAction"]
 
@@ -160,6 +160,10 @@ class Hand(HandState):
     def view(self, viewer: int | str | None) -> dict[str, Any]:
         """What ``viewer`` (a seat, ``None`` for a spectator, ``AUDIT``) may see, JSON-able."""
         return build_view(self, viewer)
+
+    def views(self, viewers: list[int | str | None]) -> list[dict[str, Any]]:
+        """``[self.view(v) for v in viewers]``, built together (they share what all see alike)."""
+        return build_views(self, viewers)
 
     # ---- persistence ------------------------------------------------------------------------
     def to_json(self) -> dict[str, Any]:

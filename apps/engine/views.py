@@ -5,6 +5,7 @@
 reveal card, the card in question, whose turn, the viewer's own options and legal actions, each
 seat's visible 胡息, and the result at the end (when every hand is shown). ``None`` (a spectator)
 sees no hidden card at all — only what every player sees; ``AUDIT`` sees everything.
+``build_views(hand, viewers)`` gives the same views for several viewers at once (an update's copies).
 """
 
 from __future__ import annotations
@@ -34,63 +35,100 @@ def _group_for(hand: Hand, owner: int, g: Group, viewer: int | str | None) -> tu
 
 def build_view(hand: Hand, viewer: int | str | None) -> dict[str, Any]:
     """The JSON-able view of ``hand`` for ``viewer`` (a seat, ``None`` spectator, ``AUDIT``)."""
+    return build_views(hand, [viewer])[0]
+
+
+def build_views(hand: Hand, viewers: list[int | str | None]) -> list[dict[str, Any]]:
+    """``[build_view(hand, v) for v in viewers]``, what every viewer sees alike computed once.
+
+    An update goes to every seat and the spectators at once. The views share those parts (the
+    discards, a seat's groups as others see them, ...): treat them as read-only.
+    """
     seats = range(hand.players)
-    everything = viewer == AUDIT or hand.finished
-    groups: dict[int, list] = {}
-    huxi: dict[int, int] = {}
-    for s in seats:
-        shown = []
-        total = 0
-        for g in hand.groups[s]:
-            wire, visible = _group_for(hand, s, g, viewer)
-            shown.append(wire)
-            if visible:
-                total += group_huxi(hand.rs, g)
-        groups[s] = shown
-        huxi[s] = total
+    # A seat's laid groups and their visible 胡息, as its owner (or anyone, at the end) sees them
+    # and as the others do: built on first use, once.
+    as_seen: dict[tuple[int, bool], tuple[list, int]] = {}
+
+    def groups_of(s: int, owner_view: bool) -> tuple[list, int]:
+        got = as_seen.get((s, owner_view))
+        if got is None:
+            shown, total = [], 0
+            for g in hand.groups[s]:
+                wire, visible = _group_for(hand, s, g, s if owner_view else None)
+                shown.append(wire)
+                if visible:
+                    total += group_huxi(hand.rs, g)
+            got = as_seen[(s, owner_view)] = (shown, total)
+        return got
+
     claim = hand.claim
-    table = None
-    if hand.phase == "claim" and claim is not None:
-        visible = claim.source != "self" or everything or viewer == claim.seat
-        table = {"card": card_name(claim.card) if visible else None, "source": claim.source, "seat": claim.seat}
-    view: dict[str, Any] = {
-        "viewer": viewer,
+    in_claim = hand.phase == "claim" and claim is not None
+    shared: dict[str, Any] = {
         "preset": hand.rs.preset,
         "players": hand.players,
         "active_seats": list(hand.active_seats),
         "dealer": hand.dealer,
         "phase": hand.phase,
         "turn": hand.turn,
-        "to_act": _public_to_act(hand, viewer),
         "reveal": card_name(hand.reveal),
         "stock": hand.stock_left(),
         "hand_sizes": {s: sum(hand.hands[s]) for s in seats},
-        "hands": {
-            s: ([card_name(c) for c in cards_of(hand.hands[s])] if everything or s == viewer else None)
-            for s in seats
-        },
-        "groups": groups,
         "discards": {s: [card_name(c) for c in hand.discards[s]] for s in seats},
-        "huxi": huxi,
-        "table": table,
         "dead": {s: hand.dead[s] for s in seats},
         "seq": len(hand.events),
         "finished": hand.finished,
         "result": hand.result,
     }
-    if isinstance(viewer, int):
-        view["pending"] = hand.pending.get(viewer, [])
-        view["legal_actions"] = [a.to_wire() for a in hand.legal_actions(viewer)]
-        view["chou"] = sorted(card_name(c) for c in hand.chou(viewer))
-    elif viewer == AUDIT:
-        view["pending"] = {s: opts for s, opts in hand.pending.items()}
-        view["legal_actions"] = {s: [a.to_wire() for a in hand.legal_actions(s)] for s in hand.to_act()}
-        view["stock_cards"] = [card_name(c) for c in hand.stock[hand._stock_pos :]]
-        view["chou"] = {s: sorted(card_name(c) for c in hand.chou(s)) for s in seats}
-    else:  # a spectator has no options and learns nobody else's
-        view["pending"] = []
-        view["legal_actions"] = []
-    return view
+    out = []
+    for viewer in viewers:
+        everything = viewer == AUDIT or hand.finished
+        groups: dict[int, list] = {}
+        huxi: dict[int, int] = {}
+        for s in seats:
+            groups[s], huxi[s] = groups_of(s, everything or viewer == s)
+        table = None
+        if in_claim:
+            visible = claim.source != "self" or everything or viewer == claim.seat
+            table = {"card": card_name(claim.card) if visible else None, "source": claim.source, "seat": claim.seat}
+        view: dict[str, Any] = {
+            "viewer": viewer,
+            "preset": shared["preset"],
+            "players": shared["players"],
+            "active_seats": shared["active_seats"],
+            "dealer": shared["dealer"],
+            "phase": shared["phase"],
+            "turn": shared["turn"],
+            "to_act": _public_to_act(hand, viewer),
+            "reveal": shared["reveal"],
+            "stock": shared["stock"],
+            "hand_sizes": shared["hand_sizes"],
+            "hands": {
+                s: ([card_name(c) for c in cards_of(hand.hands[s])] if everything or s == viewer else None)
+                for s in seats
+            },
+            "groups": groups,
+            "discards": shared["discards"],
+            "huxi": huxi,
+            "table": table,
+            "dead": shared["dead"],
+            "seq": shared["seq"],
+            "finished": shared["finished"],
+            "result": shared["result"],
+        }
+        if isinstance(viewer, int):
+            view["pending"] = hand.pending.get(viewer, [])
+            view["legal_actions"] = [a.to_wire() for a in hand.legal_actions(viewer)]
+            view["chou"] = sorted(card_name(c) for c in hand.chou(viewer))
+        elif viewer == AUDIT:
+            view["pending"] = {s: opts for s, opts in hand.pending.items()}
+            view["legal_actions"] = {s: [a.to_wire() for a in hand.legal_actions(s)] for s in hand.to_act()}
+            view["stock_cards"] = [card_name(c) for c in hand.stock[hand._stock_pos :]]
+            view["chou"] = {s: sorted(card_name(c) for c in hand.chou(s)) for s in seats}
+        else:  # a spectator has no options and learns nobody else's
+            view["pending"] = []
+            view["legal_actions"] = []
+        out.append(view)
+    return out
 
 
 def _public_to_act(hand: Hand, viewer: int | str | None) -> list[int]:

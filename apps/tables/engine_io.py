@@ -53,6 +53,11 @@ def view_for(hand: Hand, viewer: int | None) -> dict:
     return hand.view(viewer)
 
 
+def views_for(hand: Hand, viewers: list[int | None]) -> list[dict]:
+    """``view_for`` of each viewer, built together (an update's copies): the same redaction."""
+    return hand.views(viewers)
+
+
 def legal_wire(hand: Hand, seat: int) -> list[dict]:
     return [a.to_wire() for a in hand.legal_actions(seat)]
 

@@ -50,14 +50,15 @@ def hand_fees(table: Table, hand: Hand) -> dict[str, int]:
     return {str(s): int(table.fee) for s in payers}
 
 
-def hand_state(hand: Hand, engine_hand: Any, viewer: int | None) -> dict[str, Any]:
+def hand_state(hand: Hand, engine_hand: Any, viewer: int | None, view: dict | None = None) -> dict[str, Any]:
+    """The hand as ``viewer`` sees it (``view``: the engine's view of it for him, when built already)."""
     out: dict[str, Any] = {
         "number": hand.number,
         "dealer": hand.dealer,
         "seed_hash": hand.seed_hash,
         "status": hand.status,
         "piao": hand.piao,
-        "view": engine_io.view_for(engine_hand, viewer),
+        "view": engine_io.view_for(engine_hand, viewer) if view is None else view,
         "legal": [],
         "turn": None,
     }
@@ -127,10 +128,11 @@ def _seats_part(table: Table, seats: list[Seat], viewer: int | None) -> list[dic
     return [seat_state(s, show_piao=show_piao or s.index == viewer) for s in seats]
 
 
-def _hand_part(table: Table, hand: Hand | None, engine_hand: Any, viewer: int | None) -> dict[str, Any] | None:
+def _hand_part(table: Table, hand: Hand | None, engine_hand: Any, viewer: int | None,
+               view: dict | None = None) -> dict[str, Any] | None:
     if hand is None or engine_hand is None:
         return None
-    out = hand_state(hand, engine_hand, viewer)
+    out = hand_state(hand, engine_hand, viewer, view)
     if out["status"] != HandStatus.PLAYING:
         out["fees"] = hand_fees(table, hand)
     return out
@@ -152,9 +154,10 @@ def encoded_states(table: Table, seats: list[Seat], hand: Hand | None, engine_ha
     encoded once (an update goes to every viewer at once)."""
     common = to_json(_table_part(table, summary, seats))[1:-1]
     shared_seats = to_json(_seats_part(table, seats, None)) if table.stage != Stage.PIAO else None
+    views = engine_io.views_for(engine_hand, viewers) if hand is not None and engine_hand is not None else None
     out = {}
-    for viewer in viewers:
+    for i, viewer in enumerate(viewers):
         seats_json = shared_seats if shared_seats is not None else to_json(_seats_part(table, seats, viewer))
-        out[viewer] = (f'{{{common},"me":{to_json(viewer)},"seats":{seats_json},'
-                       f'"hand":{to_json(_hand_part(table, hand, engine_hand, viewer))}}}')
+        hand_part = _hand_part(table, hand, engine_hand, viewer, None if views is None else views[i])
+        out[viewer] = f'{{{common},"me":{to_json(viewer)},"seats":{seats_json},"hand":{to_json(hand_part)}}}'
     return out
