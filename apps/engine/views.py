@@ -63,22 +63,12 @@ def build_views(hand: Hand, viewers: list[int | str | None]) -> list[dict[str, A
 
     claim = hand.claim
     in_claim = hand.phase == "claim" and claim is not None
-    shared: dict[str, Any] = {
-        "preset": hand.rs.preset,
-        "players": hand.players,
-        "active_seats": list(hand.active_seats),
-        "dealer": hand.dealer,
-        "phase": hand.phase,
-        "turn": hand.turn,
-        "reveal": card_name(hand.reveal),
-        "stock": hand.stock_left(),
-        "hand_sizes": {s: sum(hand.hands[s]) for s in seats},
-        "discards": {s: [card_name(c) for c in hand.discards[s]] for s in seats},
-        "dead": {s: hand.dead[s] for s in seats},
-        "seq": len(hand.events),
-        "finished": hand.finished,
-        "result": hand.result,
-    }
+    active_seats = list(hand.active_seats)
+    reveal = card_name(hand.reveal)
+    stock = hand.stock_left()
+    hand_sizes = {s: sum(hand.hands[s]) for s in seats}
+    discards = {s: [card_name(c) for c in hand.discards[s]] for s in seats}
+    dead = {s: hand.dead[s] for s in seats}
     out = []
     for viewer in viewers:
         everything = viewer == AUDIT or hand.finished
@@ -92,28 +82,28 @@ def build_views(hand: Hand, viewers: list[int | str | None]) -> list[dict[str, A
             table = {"card": card_name(claim.card) if visible else None, "source": claim.source, "seat": claim.seat}
         view: dict[str, Any] = {
             "viewer": viewer,
-            "preset": shared["preset"],
-            "players": shared["players"],
-            "active_seats": shared["active_seats"],
-            "dealer": shared["dealer"],
-            "phase": shared["phase"],
-            "turn": shared["turn"],
+            "preset": hand.rs.preset,
+            "players": hand.players,
+            "active_seats": active_seats,
+            "dealer": hand.dealer,
+            "phase": hand.phase,
+            "turn": hand.turn,
             "to_act": _public_to_act(hand, viewer),
-            "reveal": shared["reveal"],
-            "stock": shared["stock"],
-            "hand_sizes": shared["hand_sizes"],
+            "reveal": reveal,
+            "stock": stock,
+            "hand_sizes": hand_sizes,
             "hands": {
                 s: ([card_name(c) for c in cards_of(hand.hands[s])] if everything or s == viewer else None)
                 for s in seats
             },
             "groups": groups,
-            "discards": shared["discards"],
+            "discards": discards,
             "huxi": huxi,
             "table": table,
-            "dead": shared["dead"],
-            "seq": shared["seq"],
-            "finished": shared["finished"],
-            "result": shared["result"],
+            "dead": dead,
+            "seq": len(hand.events),
+            "finished": hand.finished,
+            "result": hand.result,
         }
         if isinstance(viewer, int):
             view["pending"] = hand.pending.get(viewer, [])

@@ -35,16 +35,15 @@ def session_summary(table: Table, seats: list[Seat] | None = None) -> list[dict[
     ended table whose summary this process made before)."""
     if seats is None:
         seats = list(Seat.objects.filter(table=table).select_related("user").order_by("index"))
-    key = None
-    if table.stage == Stage.OVER:
+    if table.stage != Stage.OVER:
+        stats = _hand_stats(table, seats)
+    else:
         key = (table.pk, table.finished_at, table.hands_played, tuple(s.index for s in seats))
         stats = _ENDED.get(key)
-    if key is None or stats is None:
-        stats = _hand_stats(table, seats)
-        if key is not None:
+        if stats is None:
             if len(_ENDED) >= MAX_ENDED:
                 _ENDED.clear()
-            _ENDED[key] = stats
+            stats = _ENDED[key] = _hand_stats(table, seats)
     top = max((s.score for s in seats), default=0)
     return [
         {"index": s.index, "name": s.user.name if s.user_id else "", "total": s.score, "wins": s.wins,
