@@ -163,6 +163,9 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
             await self.close(code=CLOSE_FORBIDDEN)
             return
         self.joined = True
+        # The hub's updates name their viewers by ``str(user pk)``: worked out once, not through
+        # the scope's lazy user on every delivery.
+        self.user_key = str(self.user.pk)
         await self.accept()
         watch.start(db_call)
         await self._send_snapshot(snap)
@@ -225,7 +228,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
         if self._backlog is not None:
             self._backlog.append(message)
             return
-        key = viewer_key(message["users"].get(str(self.user.pk)))
+        key = viewer_key(message["users"].get(self.user_key))
         if key in message["views"] and (key == "spectator" or key != self.view_key):
             self._backlog = [message]
             asyncio.get_running_loop().create_task(self._drain())
@@ -244,7 +247,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
                 self._backlog = None
 
     async def table_update(self, message: dict) -> None:
-        key = viewer_key(message["users"].get(str(self.user.pk)))
+        key = viewer_key(message["users"].get(self.user_key))
         view = message["views"].get(key)
         if view is None:  # nothing this viewer may see happened
             return
