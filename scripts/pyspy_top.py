@@ -1,7 +1,12 @@
 """Summarise a py-spy ``--format raw`` profile (collapsed stacks): the functions with the most
 samples, by their own time and by inclusive time.
 
-    python scripts/pyspy_top.py PROFILE.txt [N] [--filter SUBSTRING]
+    python scripts/pyspy_top.py PROFILE.txt [N] [--layers]
+
+``--layers`` adds each layer's share of the samples, by the file of the frame that was running
+(its own time): ours (``apps/``, ``config/``), the database layer (psycopg and ``django/db``), and
+the serving layer (Twisted, autobahn, Daphne, asyncio, Channels, asgiref, the Redis client, the
+thread pool) that every action pays for as long as the design keeps Daphne, Channels and Redis.
 
 Used with ``BENCH_PROFILE=DIR scripts/bench_tables.sh ...``, which records each Daphne under load.
 """
@@ -26,11 +31,36 @@ def frame_name(frame: str) -> str:
     return f"{frame[:m.start()].strip()} ({short})"
 
 
+# (layer, path prefixes as py-spy prints them: relative to site-packages or the project)
+LAYERS = [
+    ("ours: engine", ("apps/engine/",)),
+    ("ours: apps, config", ("apps/", "config/")),
+    ("database: psycopg, django.db", ("psycopg/", "psycopg_binary/", "django/db/")),
+    ("serving: twisted, autobahn, daphne, txaio", ("twisted/", "autobahn/", "daphne/", "txaio/", "zope/")),
+    ("serving: asyncio, selectors", ("asyncio/", "selectors.py")),
+    ("serving: channels, asgiref", ("channels/", "asgiref/")),
+    ("serving: redis client, channels_redis", ("redis/", "channels_redis/", "hiredis/", "msgpack/")),
+    ("serving: thread pool", ("concurrent/", "threading.py", "queue.py")),
+    ("django (not db)", ("django/",)),
+    ("json", ("json/", "orjson/")),
+]
+
+
+def layer(frame: str) -> str:
+    m = _LINE.search(frame)
+    where = m.group(1).rsplit(":", 1)[0] if m else frame
+    for name, prefixes in LAYERS:
+        if where.startswith(prefixes):
+            return name
+    return "other (stdlib)"
+
+
 def main() -> int:
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     path = args[0]
     top = int(args[1]) if len(args) > 1 else 40
     own: Counter[str] = Counter()
+    layers: Counter[str] = Counter()
     incl: Counter[str] = Counter()
     total = 0
     with open(path) as fh:
@@ -46,9 +76,16 @@ def main() -> int:
                 continue
             total += n
             own[frames[-1]] += n
+            layers[layer(stack.split(";")[-1])] += n
             for f in set(frames):
                 incl[f] += n
     print(f"{total} samples")
+    if "--layers" in sys.argv:
+        print("\n-- own time by layer --")
+        for name, n in layers.most_common():
+            print(f"{100 * n / total:6.2f}%  {name}")
+        serving = sum(n for name, n in layers.items() if name.startswith("serving"))
+        print(f"{100 * serving / total:6.2f}%  all serving layers")
     print(f"\n-- own time (top {top}) --")
     for name, n in own.most_common(top):
         print(f"{100 * n / total:6.2f}%  {name}")
