@@ -23,6 +23,20 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PY = str(ROOT / ".venv" / "bin" / "python")
 DAPHNE = str(ROOT / ".venv" / "bin" / "daphne")
+UVICORN = str(ROOT / ".venv" / "bin" / "uvicorn")
+
+
+def server_command(server: str, port: int) -> list[str]:
+    """The command of one server process. ``daphne`` is the design's server; ``uvicorn`` (uvloop,
+    httptools, websockets: the dev extra) serves the same ASGI application, only to compare what
+    the serving layer costs (ARCHITECTURE.md keeps Daphne)."""
+    app = "config.asgi:application"
+    if server == "daphne":
+        return [DAPHNE, "-p", str(port), app]
+    if server == "uvicorn":
+        return [UVICORN, app, "--host", "127.0.0.1", "--port", str(port), "--loop", "uvloop",
+                "--http", "httptools", "--ws", "websockets", "--no-access-log", "--log-level", "warning"]
+    raise SystemExit(f"bench: BENCH_SERVER must be daphne or uvicorn, not {server!r}")
 TICK = os.sysconf("SC_CLK_TCK")
 
 
@@ -60,6 +74,7 @@ def main() -> int:
     hands = int(sys.argv[2]) if len(sys.argv) > 2 else 1
     daphnes = int(sys.argv[3]) if len(sys.argv) > 3 else 2
     spread = os.environ.get("BENCH_SPREAD", "table")
+    server = os.environ.get("BENCH_SERVER", "daphne")
     base_port = int(os.environ.get("BENCH_PORT", "8840"))
     db = os.environ.get("BENCH_DB", "paohuzi_bench")
     redis_db = os.environ.get("BENCH_REDIS_DB", "6")
@@ -75,8 +90,7 @@ def main() -> int:
         subprocess.run([PY, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
         ports = [base_port + i for i in range(daphnes)]
         for port in ports:
-            servers.append(subprocess.Popen([DAPHNE, "-p", str(port), "config.asgi:application"], cwd=ROOT,
-                                            env=env, stdout=log, stderr=log))
+            servers.append(subprocess.Popen(server_command(server, port), cwd=ROOT, env=env, stdout=log, stderr=log))
         for port in ports:
             wait_port(port)
         time.sleep(1.0)  # startup work (imports, gc.freeze) is not the benchmark's
@@ -114,6 +128,7 @@ def main() -> int:
                       - (children_before.ru_utime + children_before.ru_stime))
         result.update({
             "daphnes": daphnes,
+            "server": server,
             "server_cpu_s": round(server_cpu, 2),
             "server_cpu_ms_per_action": round(server_cpu * 1000 / actions, 3),
             "server_user_sys_ms_per_action": [round(server_user * 1000 / actions, 3),
