@@ -46,6 +46,12 @@ def cpu_times(pid: int) -> tuple[float, float]:
     return int(fields[11]) / TICK, int(fields[12]) / TICK
 
 
+def machine_ticks() -> list[int]:
+    """The machine's CPU ticks since boot, summed over its cores (the ``cpu`` line of /proc/stat):
+    user, nice, system, idle, iowait, irq, softirq, steal."""
+    return [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:9]]
+
+
 def peak_rss_mb(pid: int) -> float:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmHWM:"):
@@ -104,6 +110,7 @@ def main() -> int:
                      "--format", "raw", "--output", f"{profile_dir}/daphne-{port}.txt"],
                     stdout=log, stderr=log))
         before = [cpu_times(p.pid) for p in servers]
+        ticks_before = machine_ticks()
         children_before = resource.getrusage(resource.RUSAGE_CHILDREN)
         urls = ",".join(f"http://127.0.0.1:{p}" for p in ports)
         run = subprocess.run([PY, "manage.py", "loadtest", "--url", urls, "--tables", str(tables),
@@ -111,6 +118,7 @@ def main() -> int:
                              capture_output=True, text=True)
         children_after = resource.getrusage(resource.RUSAGE_CHILDREN)
         after = [cpu_times(p.pid) for p in servers]
+        ticks = [a - b for a, b in zip(machine_ticks(), ticks_before, strict=True)]
         for prof in profilers:
             prof.send_signal(signal.SIGINT)  # py-spy writes its file on SIGINT
         for prof in profilers:
@@ -136,6 +144,10 @@ def main() -> int:
             "client_cpu_ms_per_action": round(client_cpu * 1000 / actions, 3),
             "server_peak_rss_mb": [peak_rss_mb(p.pid) for p in servers],
             "loadavg_1_5_15": [round(x, 2) for x in os.getloadavg()],  # at the end of the run
+            # during the run, of all the machine's CPU time: busy (not idle or iowait), and stolen
+            # by the hypervisor for other guests (a shared VM's noise: high steal, slower figures)
+            "machine_busy_pct": round(100 * (sum(ticks) - ticks[3] - ticks[4]) / max(sum(ticks), 1), 1),
+            "machine_steal_pct": round(100 * ticks[7] / max(sum(ticks), 1), 1),
         })
         print(json.dumps(result))
         ok = result["errors"] == 0 and result["verified_hands"] == result["hands"] > 0

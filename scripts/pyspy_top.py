@@ -5,8 +5,8 @@ samples, by their own time and by inclusive time.
 
 ``--layers`` adds each layer's share of the samples, by the file of the frame that was running
 (its own time): ours (``apps/``, ``config/``), the database layer (psycopg and ``django/db``), and
-the serving layer (Twisted, autobahn, Daphne, asyncio, Channels, asgiref, the Redis client, the
-thread pool) that every action pays for as long as the design keeps Daphne, Channels and Redis.
+the serving layer (Daphne with Twisted and autobahn, or uvicorn with websockets; asyncio, Channels,
+asgiref, the Redis client, the thread pool) that every action pays for as long as the design keeps Daphne, Channels and Redis.
 
 Used with ``BENCH_PROFILE=DIR scripts/bench_tables.sh ...``, which records each Daphne under load.
 """
@@ -36,7 +36,8 @@ LAYERS = [
     ("ours: engine", ("apps/engine/",)),
     ("ours: apps, config", ("apps/", "config/")),
     ("database: psycopg, django.db", ("psycopg/", "psycopg_binary/", "django/db/")),
-    ("serving: twisted, autobahn, daphne, txaio", ("twisted/", "autobahn/", "daphne/", "txaio/", "zope/")),
+    ("serving: the server (Daphne: twisted, autobahn; uvicorn: websockets)",
+     ("twisted/", "autobahn/", "daphne/", "txaio/", "zope/", "uvicorn/", "websockets/", "httptools/")),
     ("serving: asyncio, selectors", ("asyncio/", "selectors.py")),
     ("serving: channels, asgiref", ("channels/", "asgiref/")),
     ("serving: redis client, channels_redis", ("redis/", "channels_redis/", "hiredis/", "msgpack/")),
