@@ -24,6 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PY = str(ROOT / ".venv" / "bin" / "python")
 DAPHNE = str(ROOT / ".venv" / "bin" / "daphne")
 UVICORN = str(ROOT / ".venv" / "bin" / "uvicorn")
+TICK = os.sysconf("SC_CLK_TCK")
 
 
 def server_command(server: str, port: int) -> list[str]:
@@ -37,7 +38,6 @@ def server_command(server: str, port: int) -> list[str]:
         return [UVICORN, app, "--host", "127.0.0.1", "--port", str(port), "--loop", "uvloop",
                 "--http", "httptools", "--ws", "websockets", "--no-access-log", "--log-level", "warning"]
     raise SystemExit(f"bench: BENCH_SERVER must be daphne or uvicorn, not {server!r}")
-TICK = os.sysconf("SC_CLK_TCK")
 
 
 def cpu_times(pid: int) -> tuple[float, float]:

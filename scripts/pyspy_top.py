@@ -6,7 +6,8 @@ samples, by their own time and by inclusive time.
 ``--layers`` adds each layer's share of the samples, by the file of the frame that was running
 (its own time): ours (``apps/``, ``config/``), the database layer (psycopg and ``django/db``), and
 the serving layer (Daphne with Twisted and autobahn, or uvicorn with websockets; asyncio, Channels,
-asgiref, the Redis client, the thread pool) that every action pays for as long as the design keeps Daphne, Channels and Redis.
+asgiref, the Redis client, the thread pool) that every action pays for as long as the design keeps
+Daphne, Channels and Redis.
 
 Used with ``BENCH_PROFILE=DIR scripts/bench_tables.sh ...``, which records each Daphne under load.
 """
@@ -20,12 +21,18 @@ from collections import Counter
 _LINE = re.compile(r"\s*\(([^)]*)\)$")
 
 
+def _where(frame: str) -> str:
+    """``func (path/to/file.py:123)`` -> ``path/to/file.py`` (the frame itself when it names no file)."""
+    m = _LINE.search(frame)
+    return m.group(1).rsplit(":", 1)[0] if m else frame
+
+
 def frame_name(frame: str) -> str:
     """``func (path/to/file.py:123)`` -> ``func (file.py)``: lines of one function are summed."""
     m = _LINE.search(frame)
     if not m:
         return frame
-    where = m.group(1).rsplit(":", 1)[0]
+    where = _where(frame)
     parts = where.split("/")
     short = "/".join(parts[-2:]) if len(parts) > 1 else where
     return f"{frame[:m.start()].strip()} ({short})"
@@ -48,8 +55,7 @@ LAYERS = [
 
 
 def layer(frame: str) -> str:
-    m = _LINE.search(frame)
-    where = m.group(1).rsplit(":", 1)[0] if m else frame
+    where = _where(frame)
     for name, prefixes in LAYERS:
         if where.startswith(prefixes):
             return name
@@ -70,14 +76,14 @@ def main() -> int:
             if not stack:
                 continue
             n = int(count)
-            frames = [frame_name(f) for f in stack.split(";")]
             # the first frame is the thread ("thread 0x..." / process), not code
-            frames = [f for f in frames if not f.startswith(("process ", "thread "))]
-            if not frames:
+            raw = [f for f in stack.split(";") if not f.startswith(("process ", "thread "))]
+            if not raw:
                 continue
+            frames = [frame_name(f) for f in raw]
             total += n
             own[frames[-1]] += n
-            layers[layer(stack.split(";")[-1])] += n
+            layers[layer(raw[-1])] += n
             for f in set(frames):
                 incl[f] += n
     print(f"{total} samples")
