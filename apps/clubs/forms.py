@@ -192,7 +192,7 @@ class RuleTemplateForm(forms.Form):
         }
         shown = {o.name for o in rules_text.PRESET_OPTIONS.get(template.preset, ())}
         try:
-            rules = template.ruleset()
+            rules = template.resolve_ruleset()
         except RuleError:
             rules = PRESETS.get(template.preset)
         if rules is not None:

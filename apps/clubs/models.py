@@ -153,18 +153,67 @@ class FeePayer(models.TextChoices):
     WINNER = "winner", _("Winner only")  # 赢家付: the hand's winner; nothing on a draw
 
 
-class RuleTemplate(models.Model):
-    club = models.ForeignKey(Club, on_delete=models.CASCADE, related_name="templates")
-    name = models.CharField(_("name"), max_length=60)
+RULE_FIELDS = ("preset", "options", "players", "base_score", "piao_choices", "turn_seconds", "claim_seconds")
+
+
+class RuleFields(models.Model):
+    """The rules a game is played by: a preset, its option overrides and the room settings.
+
+    The one definition of these columns, shared by rule templates (what an owner edits), tables and
+    matches (the snapshots taken from a template: ``RuleSnapshot``). Copy them with
+    ``rule_values()`` / ``RuleSnapshot.copy_rules``, never field by field.
+    """
+
     preset = models.CharField(_("preset"), max_length=20)
     options = models.JSONField(_("option overrides"), default=dict, blank=True)
     players = models.PositiveSmallIntegerField(_("players"), default=3)
     base_score = models.PositiveIntegerField(_("base score"), default=1)
     piao_choices = models.JSONField(_("piao choices"), default=list, blank=True)
-    hands_per_session = models.PositiveIntegerField(_("hands per session"), default=8)
     turn_seconds = models.PositiveIntegerField(_("turn time limit (seconds)"), default=15)
-    # Seconds a player has to answer a claim (吃/碰/胡/pass); tables snapshot it.
+    # Seconds a player has to answer a claim (吃/碰/胡/pass).
     claim_seconds = models.PositiveIntegerField(_("claim time limit (seconds)"), default=15)
+
+    class Meta:
+        abstract = True
+
+    def rule_values(self) -> dict:
+        """The rule columns as fresh values (the JSON ones copied, so a snapshot shares nothing)."""
+        return {
+            "preset": self.preset, "options": dict(self.options or {}), "players": self.players,
+            "base_score": self.base_score, "piao_choices": list(self.piao_choices or []),
+            "turn_seconds": self.turn_seconds, "claim_seconds": self.claim_seconds,
+        }
+
+    def resolve_ruleset(self):
+        """The engine RuleSet of these rules (preset + overrides + player count)."""
+        from apps.engine.rules import resolve_ruleset
+
+        return resolve_ruleset(self.preset, self.options, players=self.players)
+
+
+class RuleSnapshot(RuleFields):
+    """Rules copied from a template when a table opens or a match is defined, with the engine's
+    resolved ruleset: editing or deleting the template later changes nothing of the copy."""
+
+    ruleset = models.JSONField(default=dict)  # the engine RuleSet.to_json() of the snapshot
+
+    class Meta:
+        abstract = True
+
+    def copy_rules(self, source: RuleFields) -> None:
+        """Take ``source``'s rules (a template, or another snapshot) and their resolved ruleset."""
+        for name, value in source.rule_values().items():
+            setattr(self, name, value)
+        if isinstance(source, RuleSnapshot) and source.ruleset:
+            self.ruleset = dict(source.ruleset)
+        else:
+            self.ruleset = source.resolve_ruleset().to_json()
+
+
+class RuleTemplate(RuleFields):
+    club = models.ForeignKey(Club, on_delete=models.CASCADE, related_name="templates")
+    name = models.CharField(_("name"), max_length=60)
+    hands_per_session = models.PositiveIntegerField(_("hands per session"), default=8)
     # Points paid to the club account per hand (桌费); 0: no fee. Tables snapshot both fields.
     fee = models.PositiveIntegerField(_("table fee per hand"), default=0)
     fee_payer = models.CharField(_("fee paid by"), max_length=8, choices=FeePayer.choices, default=FeePayer.EACH)
@@ -197,12 +246,6 @@ class RuleTemplate(models.Model):
 
     def __str__(self) -> str:
         return self.name
-
-    def ruleset(self):
-        """The engine RuleSet of this template (preset + overrides + player count)."""
-        from apps.engine.rules import resolve_ruleset
-
-        return resolve_ruleset(self.preset, self.options, players=self.players)
 
 
 class AuditAction(models.TextChoices):

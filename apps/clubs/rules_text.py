@@ -255,11 +255,18 @@ def describe_template(template) -> list[str]:
                     fee=template.fee, fee_payer=template.fee_payer, hands_per_session=template.hands_per_session)
 
 
+def describe_snapshot(rules, *, hands_per_session=None, fee=None, fee_payer=None) -> list[str]:
+    """The rules in words of a rule snapshot (a table's or a match's: ``RuleSnapshot``), whose
+    ruleset was resolved when it was taken."""
+    ruleset = dict(rules.ruleset or {})
+    options = {k: v for k, v in ruleset.items() if k not in ("preset", "players")} or dict(rules.options or {})
+    return describe(rules.preset, options, players=rules.players, piao_choices=rules.piao_choices,
+                    base_score=rules.base_score, turn_seconds=rules.turn_seconds,
+                    claim_seconds=rules.claim_seconds, fee=fee, fee_payer=fee_payer,
+                    hands_per_session=hands_per_session)
+
+
 def describe_table(table) -> list[str]:
-    """A table's own snapshot of rules (its ruleset was resolved when it opened)."""
-    ruleset = dict(table.ruleset or {})
-    options = {k: v for k, v in ruleset.items() if k not in ("preset", "players")} or dict(table.options or {})
-    return describe(table.preset, options, players=table.players, piao_choices=table.piao_choices,
-                    base_score=table.base_score, turn_seconds=table.turn_seconds,
-                    claim_seconds=getattr(table, "claim_seconds", None), fee=None if table.practice else table.fee,
-                    fee_payer=table.fee_payer, hands_per_session=table.hands_per_session)
+    """A table's own snapshot of rules, its hands and its fee."""
+    return describe_snapshot(table, hands_per_session=table.hands_per_session,
+                             fee=None if table.practice else table.fee, fee_payer=table.fee_payer)

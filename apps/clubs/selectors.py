@@ -1,26 +1,4 @@
-"""Read-side queries and the permission matrix of a club.
-
-Permission matrix (a non-member gets 404 on every club page; staff without a membership may only
-look: the club page and the audit log):
-
-=====================================  ======  =====  =====  =====
-action                                 member  admin  owner  staff
-=====================================  ======  =====  =====  =====
-view club page (members, templates)    yes     yes    yes    yes
-play at tables                         yes     yes    yes    no
-leave the club                         yes     yes    no*    no
-invites, join requests (see, decide)   no      yes    yes    no
-remove / ban / unban a *member*        no      yes    yes    no
-remove / ban an admin                  no      no     yes    no
-promote / demote admins                no      no     yes    no
-transfer ownership                     no      no     yes    no
-rule templates (create/edit/delete)    no      yes    yes    no
-manage tables                          no      yes    yes    no
-view the audit log                     no      yes    yes    yes
-=====================================  ======  =====  =====  =====
-
-(*) the owner must transfer ownership first.
-"""
+"""Read-side queries of a club. Who may do what: access.py."""
 
 from __future__ import annotations
 
@@ -82,51 +60,3 @@ def club_audit_log(*, club: Club) -> QuerySet[AuditLog]:
 
 def is_banned(*, user, club: Club) -> bool:
     return Ban.objects.filter(club=club, user=user).exists()
-
-
-# --- permission helpers (membership may be None) ---------------------------------------------
-
-
-def can_view_club(membership: Membership | None, user=None) -> bool:
-    return membership is not None or bool(user is not None and user.is_staff)
-
-
-def can_play(membership: Membership | None) -> bool:
-    return membership is not None
-
-
-def can_manage_members(membership: Membership | None) -> bool:
-    return membership is not None and membership.role in (Role.OWNER, Role.ADMIN)
-
-
-def can_manage_invites(membership: Membership | None) -> bool:
-    return can_manage_members(membership)
-
-
-def can_manage_templates(membership: Membership | None) -> bool:
-    return can_manage_members(membership)
-
-
-def can_manage_tables(membership: Membership | None) -> bool:
-    return can_manage_members(membership)
-
-
-def can_manage_admins(membership: Membership | None) -> bool:
-    return membership is not None and membership.role == Role.OWNER
-
-
-def can_transfer_ownership(membership: Membership | None) -> bool:
-    return can_manage_admins(membership)
-
-
-def can_view_audit(membership: Membership | None, user=None) -> bool:
-    return can_manage_members(membership) or bool(user is not None and user.is_staff)
-
-
-def can_act_on_member(actor: Membership | None, target: Membership) -> bool:
-    """Remove/ban: the owner may act on anyone but himself; admins only on plain members."""
-    if actor is None or actor.pk == target.pk or target.role == Role.OWNER:
-        return False
-    if actor.role == Role.OWNER:
-        return True
-    return actor.role == Role.ADMIN and target.role == Role.MEMBER

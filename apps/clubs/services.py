@@ -16,7 +16,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from . import selectors
+from . import access, selectors
 from .models import (
     AuditAction,
     AuditLog,
@@ -114,7 +114,7 @@ def _new_code() -> str:
 
 @transaction.atomic
 def invite_create(*, club: Club, by, valid_hours: int = 24 * 7, max_uses: int | None = None) -> Invite:
-    _require(selectors.can_manage_invites(_actor_membership(club=club, user=by)))
+    _require(access.is_manager(_actor_membership(club=club, user=by)))
     if valid_hours < 1 or valid_hours > 24 * 90:
         raise ValidationError({"valid_hours": _("An invite is valid from 1 hour to 90 days.")})
     if max_uses is not None and max_uses < 1:
@@ -137,7 +137,7 @@ def invite_create(*, club: Club, by, valid_hours: int = 24 * 7, max_uses: int | 
 
 @transaction.atomic
 def invite_revoke(*, invite: Invite, by) -> Invite:
-    _require(selectors.can_manage_invites(_actor_membership(club=invite.club, user=by)))
+    _require(access.is_manager(_actor_membership(club=invite.club, user=by)))
     if invite.revoked_at is None:
         invite.revoked_at = timezone.now()
         invite.save(update_fields=["revoked_at"])
@@ -176,7 +176,7 @@ def _lock_pending(join_request: JoinRequest) -> JoinRequest:
 
 @transaction.atomic
 def join_request_approve(*, join_request: JoinRequest, by) -> Membership:
-    _require(selectors.can_manage_members(_actor_membership(club=join_request.club, user=by)))
+    _require(access.is_manager(_actor_membership(club=join_request.club, user=by)))
     req = _lock_pending(join_request)
     if selectors.is_banned(user=req.user, club=req.club):
         raise ValidationError(_("This user is banned from the club."))
@@ -191,7 +191,7 @@ def join_request_approve(*, join_request: JoinRequest, by) -> Membership:
 
 @transaction.atomic
 def join_request_reject(*, join_request: JoinRequest, by) -> JoinRequest:
-    _require(selectors.can_manage_members(_actor_membership(club=join_request.club, user=by)))
+    _require(access.is_manager(_actor_membership(club=join_request.club, user=by)))
     req = _lock_pending(join_request)
     req.status, req.decided_by, req.decided_at = JoinStatus.REJECTED, by, timezone.now()
     req.save(update_fields=["status", "decided_by", "decided_at"])
@@ -205,8 +205,8 @@ def join_request_reject(*, join_request: JoinRequest, by) -> JoinRequest:
 def _check_act_on(*, target: Membership, by) -> Membership:
     _lock_club(target.club)
     actor = _actor_membership(club=target.club, user=by)
-    _require(selectors.can_manage_members(actor))
-    if not selectors.can_act_on_member(actor, target):
+    _require(access.is_manager(actor))
+    if not access.can_act_on_member(actor, target):
         raise PermissionDenied(_("You cannot do this to this member."))
     return actor
 
@@ -234,7 +234,7 @@ def member_ban(*, membership: Membership, by) -> Ban:
 
 @transaction.atomic
 def member_unban(*, ban: Ban, by) -> None:
-    _require(selectors.can_manage_members(_actor_membership(club=ban.club, user=by)))
+    _require(access.is_manager(_actor_membership(club=ban.club, user=by)))
     ban.delete()
     audit_log(club=ban.club, actor=by, action=AuditAction.MEMBER_UNBAN, target_user=ban.user)
 
@@ -243,7 +243,7 @@ def member_unban(*, ban: Ban, by) -> None:
 def member_set_role(*, membership: Membership, role: str, by) -> Membership:
     """The owner promotes a member to admin or demotes an admin to member."""
     _lock_club(membership.club)
-    _require(selectors.can_manage_admins(_actor_membership(club=membership.club, user=by)))
+    _require(access.is_owner(_actor_membership(club=membership.club, user=by)))
     if role not in (Role.ADMIN, Role.MEMBER):
         raise ValidationError({"role": _("Use ownership transfer to change the owner.")})
     membership.refresh_from_db()
@@ -263,7 +263,7 @@ def ownership_transfer(*, club: Club, to: Membership, by) -> Club:
     """The owner hands the club to another member; the old owner stays on as an admin."""
     club = _lock_club(club)
     actor = _actor_membership(club=club, user=by, lock=True)
-    _require(selectors.can_transfer_ownership(actor))
+    _require(access.is_owner(actor))
     if to.club_id != club.pk or to.pk == actor.pk:
         raise ValidationError(_("Choose another member of this club."))
     # Demote first: the database allows one owner per club at any instant.
@@ -380,7 +380,7 @@ def _template_audit_detail(template: RuleTemplate) -> dict[str, Any]:
 
 @transaction.atomic
 def template_create(*, club: Club, by, **fields: Any) -> RuleTemplate:
-    _require(selectors.can_manage_templates(_actor_membership(club=club, user=by)))
+    _require(access.is_manager(_actor_membership(club=club, user=by)))
     fields = {"name": "", **_clean_fields(fields)}
     template_validate(fields=fields)
     _check_name_free(club=club, name=fields["name"])
@@ -396,7 +396,7 @@ def template_create(*, club: Club, by, **fields: Any) -> RuleTemplate:
 
 @transaction.atomic
 def template_update(*, template: RuleTemplate, by, **fields: Any) -> RuleTemplate:
-    _require(selectors.can_manage_templates(_actor_membership(club=template.club, user=by)))
+    _require(access.is_manager(_actor_membership(club=template.club, user=by)))
     merged = {name: getattr(template, name) for name in TEMPLATE_FIELDS}
     merged.update(_clean_fields(fields))
     template_validate(fields=merged)
@@ -415,7 +415,7 @@ def template_update(*, template: RuleTemplate, by, **fields: Any) -> RuleTemplat
 
 @transaction.atomic
 def template_delete(*, template: RuleTemplate, by) -> None:
-    _require(selectors.can_manage_templates(_actor_membership(club=template.club, user=by)))
+    _require(access.is_manager(_actor_membership(club=template.club, user=by)))
     name = template.name
     template.delete()
     audit_log(club=template.club, actor=by, action=AuditAction.TEMPLATE_DELETE, detail={"template": name})

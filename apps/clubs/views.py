@@ -9,35 +9,17 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from . import audit, selectors, services
+from . import access, audit, selectors, services
+from .access import club_access, member_access
 from .forms import ClubForm
-from .models import Club, Invite, JoinStatus, Membership
+from .models import Club, Invite, JoinStatus
 
 AUDIT_PAGE = 300  # entries shown at once; the filters narrow it down
-
-
-def club_access(request: HttpRequest, club_id: int) -> tuple[Club, Membership | None]:
-    """The club and the viewer's membership; 404 for anyone who may not see it."""
-    club = Club.objects.filter(pk=club_id).first()
-    if club is None:
-        raise Http404
-    membership = selectors.membership_for(user=request.user, club=club)
-    if not selectors.can_view_club(membership, request.user):
-        raise Http404
-    return club, membership
-
-
-def member_access(request: HttpRequest, club_id: int) -> tuple[Club, Membership]:
-    """Like club_access, but staff without a membership get 403 (they may only look)."""
-    club, membership = club_access(request, club_id)
-    if membership is None:
-        raise PermissionDenied
-    return club, membership
 
 
 def flash_error(request: HttpRequest, exc: ValidationError) -> None:
@@ -80,19 +62,19 @@ def club_detail(request: HttpRequest, club_id: int) -> HttpResponse:
         "members": [
             {
                 "m": m,
-                "can_act": selectors.can_act_on_member(membership, m),
-                "can_set_role": selectors.can_manage_admins(membership) and m.role != "owner",
+                "can_act": access.can_act_on_member(membership, m),
+                "can_set_role": access.is_owner(membership) and m.role != "owner",
             }
             for m in members
         ],
         "templates": selectors.club_templates(club=club),
-        "can_manage_members": selectors.can_manage_members(membership),
-        "can_manage_templates": selectors.can_manage_templates(membership),
-        "can_manage_admins": selectors.can_manage_admins(membership),
-        "can_view_audit": selectors.can_view_audit(membership, request.user),
+        "can_manage_members": access.is_manager(membership),
+        "can_manage_templates": access.is_manager(membership),
+        "can_manage_admins": access.is_owner(membership),
+        "can_view_audit": access.can_view_audit(membership, request.user),
         "pending_count": (
             selectors.club_pending_requests(club=club).count()
-            if selectors.can_manage_members(membership)
+            if access.is_manager(membership)
             else 0
         ),
     }
@@ -145,7 +127,7 @@ def club_leave(request: HttpRequest, club_id: int) -> HttpResponse:
 @login_required
 def audit_log(request: HttpRequest, club_id: int) -> HttpResponse:
     club, membership = club_access(request, club_id)
-    if not selectors.can_view_audit(membership, request.user):
+    if not access.can_view_audit(membership, request.user):
         raise PermissionDenied
     chosen, errors = audit.parse_filter(request.GET)
     entries = list(audit.filtered(selectors.club_audit_log(club=club), chosen)[:AUDIT_PAGE])

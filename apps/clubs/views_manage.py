@@ -1,6 +1,6 @@
 """Management pages of a club: invites, join requests, members, rule templates.
 
-Every view resolves the club through views.club_access (404 for outsiders), then checks the role
+Every view resolves the club through access.club_access (404 for outsiders), then checks the role
 (403), then looks objects up *inside that club* (404 for forged or foreign ids). Services repeat
 the role check, so a view bug cannot grant a permission.
 """
@@ -15,13 +15,14 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from . import selectors, services
+from . import access, selectors, services
+from .access import member_access
 from .forms import InviteForm, RuleTemplateForm
 from .models import Ban, Invite, JoinRequest, JoinStatus, Membership, RuleTemplate
-from .views import flash_error, get_in_club, member_access
+from .views import flash_error, get_in_club
 
 
-def _manager(request: HttpRequest, club_id: int, check=selectors.can_manage_members):
+def _manager(request: HttpRequest, club_id: int, check=access.is_manager):
     club, membership = member_access(request, club_id)
     if not check(membership):
         raise PermissionDenied
@@ -33,7 +34,7 @@ def _manager(request: HttpRequest, club_id: int, check=selectors.can_manage_memb
 
 @login_required
 def invites(request: HttpRequest, club_id: int) -> HttpResponse:
-    club, membership = _manager(request, club_id, selectors.can_manage_invites)
+    club, membership = _manager(request, club_id, access.is_manager)
     form = InviteForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
@@ -60,7 +61,7 @@ def invites(request: HttpRequest, club_id: int) -> HttpResponse:
 @login_required
 @require_POST
 def invite_revoke(request: HttpRequest, club_id: int, invite_id: int) -> HttpResponse:
-    club, _membership = _manager(request, club_id, selectors.can_manage_invites)
+    club, _membership = _manager(request, club_id, access.is_manager)
     invite = get_in_club(Invite, club, pk=invite_id)
     services.invite_revoke(invite=invite, by=request.user)
     messages.success(request, _("Invite %(code)s revoked.") % {"code": invite.code})
@@ -142,7 +143,7 @@ def member_unban(request: HttpRequest, club_id: int, user_id: int) -> HttpRespon
 
 @login_required
 def template_form(request: HttpRequest, club_id: int, template_id: int | None = None) -> HttpResponse:
-    club, membership = _manager(request, club_id, selectors.can_manage_templates)
+    club, membership = _manager(request, club_id, access.is_manager)
     template = get_in_club(RuleTemplate, club, pk=template_id) if template_id else None
     initial = RuleTemplateForm.initial_from(template) if template else None
     form = RuleTemplateForm(request.POST or None, initial=initial)
@@ -166,7 +167,7 @@ def template_form(request: HttpRequest, club_id: int, template_id: int | None = 
 @login_required
 @require_POST
 def template_delete(request: HttpRequest, club_id: int, template_id: int) -> HttpResponse:
-    club, _membership = _manager(request, club_id, selectors.can_manage_templates)
+    club, _membership = _manager(request, club_id, access.is_manager)
     template = get_in_club(RuleTemplate, club, pk=template_id)
     services.template_delete(template=template, by=request.user)
     messages.success(request, _("Rule template deleted."))

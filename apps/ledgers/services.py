@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import ValidationError
 from django.utils.translation import gettext as _
 
-from apps.clubs import selectors as club_selectors
+from apps.clubs import access
 from apps.clubs import services as club_services
 from apps.clubs.models import Club, Membership
 
@@ -66,15 +66,6 @@ def settle_hand(*, hand_id: int) -> SettleOutcome:
     return SettleOutcome("posted" if created else "already", txn_id, table.club_id)
 
 
-def _require_manager(*, club: Club, by) -> Membership:
-    membership = club_selectors.membership_for(user=by, club=club)
-    if membership is None:
-        raise PermissionDenied(_("You are not a member of this club."))
-    if not club_selectors.can_manage_members(membership):
-        raise PermissionDenied(_("Your role in this club does not allow this."))
-    return membership
-
-
 def adjustment_create(
     *, club: Club, member: Membership, amount: int, reason: str, by, idempotency_key: str | None = None
 ) -> PostResult:
@@ -84,7 +75,7 @@ def adjustment_create(
     ``idempotency_key`` lets a form resubmission post once (the view passes a per-form token);
     ``result.created`` is False for such a repeat.
     """
-    _require_manager(club=club, by=by)
+    access.require_manager(club=club, user=by)
     if member.club_id != club.pk:
         raise ValidationError(_("This user is not a member of this club."))
     reason = (reason or "").strip()

@@ -18,6 +18,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from apps.clubs import access
 from apps.clubs import selectors as club_selectors
 from apps.clubs.models import Club, Membership
 
@@ -40,7 +41,7 @@ def _access(request: HttpRequest, club_id: int) -> tuple[Club, Membership]:
 
 def _manager_access(request: HttpRequest, club_id: int) -> tuple[Club, Membership]:
     club, membership = _access(request, club_id)
-    if not club_selectors.can_manage_members(membership):
+    if not access.is_manager(membership):
         raise PermissionDenied
     return club, membership
 
@@ -58,7 +59,7 @@ def my_ledger(request: HttpRequest, club_id: int) -> HttpResponse:
 @login_required
 def member_ledger(request: HttpRequest, club_id: int, user_id: int) -> HttpResponse:
     club, membership = _access(request, club_id)
-    if user_id != request.user.pk and not club_selectors.can_manage_members(membership):
+    if user_id != request.user.pk and not access.is_manager(membership):
         raise PermissionDenied
     target = get_object_or_404(Membership.objects.select_related("user"), club=club, user_id=user_id)
     return _member_page(request, club, membership, target)
@@ -76,7 +77,7 @@ def _member_page(request, club, membership, target) -> HttpResponse:
         "balance": account.balance if account else 0,
         "page": page,
         "rows": _rows(page.object_list) if page else [],
-        "can_manage": club_selectors.can_manage_members(membership),
+        "can_manage": access.is_manager(membership),
     }
     return render(request, "ledgers/member.html", context)
 

@@ -1,7 +1,7 @@
-"""Forms of the match pages. The form checks what a person can get wrong while typing (dates in
-the past, max < min, percentages not adding up to 100, negative fees) with messages in the user's
-language; the services check everything again (and the database constraints after them), so a
-hand-made POST cannot get around the form."""
+"""Forms of the match pages. The form only parses what a person types (dates, comma lists, the
+check-in window in minutes) into the services' fields; every check is the services' one validator
+(``services.definition.validate``), so the page and the API can never disagree, and every error is
+reported at once, on its field. Number inputs show the same bounds (``LIMITS``)."""
 
 from __future__ import annotations
 
@@ -14,8 +14,9 @@ from django.utils.translation import gettext_lazy as _
 
 from apps.clubs.models import RuleTemplate
 
-from .formats import DEFAULT_POINTS_BY_RANK
+from . import formats
 from .models import DEFAULT_CHECKIN_MINUTES, Format, Match
+from .services.definition import DESCRIPTION_MAX, LIMITS, MATCH_FIELDS, NAME_MAX, validate
 
 DATETIME_FORMATS = ["%Y-%m-%dT%H:%M", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M", "%Y-%m-%d %H:%M:%S"]
 
@@ -47,19 +48,20 @@ class PrizeKind:
     CHOICES = [(FIXED, _("Fixed points per place")), (PERCENT, _("Percentage of the fee pool"))]
 
 
-# The fields the services take (match_create / match_update keyword arguments).
-SERVICE_FIELDS = (
-    "name", "description", "template", "format", "starts_at", "registration_opens_at",
-    "registration_closes_at", "checkin_opens_at", "min_entrants", "max_entrants", "entry_fee",
-    "prize_scheme", "hands_per_round", "rounds", "points_by_rank", "elim_start_chips", "elim_line",
-    "elim_rise_every", "elim_rise_by", "knockout_top", "final_hands",
-)
+def _number(label, key: str, **kwargs) -> forms.IntegerField:
+    """An integer input showing the validator's bounds; the validator says what is wrong."""
+    lo, hi = LIMITS[key]
+    return forms.IntegerField(label=label, widget=forms.NumberInput(attrs={"min": lo, "max": hi}), **kwargs)
+
+
+# Where a service error goes on the form.
+ERROR_FIELDS = {"prize_scheme": "prize_values", "checkin_opens_at": "checkin_minutes"}
 
 
 class MatchForm(forms.Form):
-    name = forms.CharField(label=_("Name"), max_length=80)
+    name = forms.CharField(label=_("Name"), max_length=NAME_MAX)
     description = forms.CharField(
-        label=_("Description"), required=False, max_length=2000, widget=forms.Textarea(attrs={"rows": 3})
+        label=_("Description"), required=False, max_length=DESCRIPTION_MAX, widget=forms.Textarea(attrs={"rows": 3})
     )
     template = forms.ModelChoiceField(
         label=_("Rule template"), queryset=RuleTemplate.objects.none(),
@@ -73,46 +75,39 @@ class MatchForm(forms.Form):
                                             help_text=_("Empty: now."))
     registration_closes_at = _datetime_field(_("Registration closes"), required=False,
                                              help_text=_("Empty: at the start of check-in."))
-    checkin_minutes = forms.IntegerField(
-        label=_("Check-in window (minutes before the start)"), initial=DEFAULT_CHECKIN_MINUTES,
-        min_value=1, max_value=24 * 60,
+    checkin_minutes = _number(
+        _("Check-in window (minutes before the start)"), "checkin_minutes", initial=DEFAULT_CHECKIN_MINUTES,
         help_text=_("Entrants who have not checked in when the match starts are dropped and refunded."),
     )
-    min_entrants = forms.IntegerField(label=_("Minimum entrants"), initial=3, min_value=2, max_value=1000,
-                                      help_text=_("Fewer at the start: the match is cancelled and every fee refunded."))
-    max_entrants = forms.IntegerField(label=_("Maximum entrants"), initial=30, min_value=2, max_value=1000,
-                                      help_text=_("Later registrations go on the waitlist."))
-    entry_fee = forms.IntegerField(label=_("Entry fee (club points)"), initial=0, max_value=10**9,
-                                   help_text=_("0: free. Held by the match until refunded or paid out as prizes."))
+    min_entrants = _number(_("Minimum entrants"), "min_entrants", initial=3,
+                           help_text=_("Fewer at the start: the match is cancelled and every fee refunded."))
+    max_entrants = _number(_("Maximum entrants"), "max_entrants", initial=30,
+                           help_text=_("Later registrations go on the waitlist."))
+    entry_fee = _number(_("Entry fee (club points)"), "entry_fee", initial=0,
+                        help_text=_("0: free. Held by the match until refunded or paid out as prizes."))
     prize_kind = forms.ChoiceField(label=_("Prizes"), choices=PrizeKind.CHOICES, initial=PrizeKind.PERCENT)
     prize_values = forms.CharField(
         label=_("Prize per place"), required=False, initial="50,30,20",
         help_text=_("Best place first, separated by commas: points (e.g. 100,50,20) or percentages adding up to 100 (e.g. 50,30,20)."),
     )
-    hands_per_round = forms.IntegerField(label=_("Hands per round"), initial=4, min_value=1, max_value=50)
-    rounds = forms.IntegerField(label=_("Rounds"), initial=3, min_value=1, max_value=30)
+    hands_per_round = _number(_("Hands per round"), "hands_per_round", initial=4)
+    rounds = _number(_("Rounds"), "rounds", initial=3)
     points_by_rank = forms.CharField(
         label=_("Match points per table place"), required=False,
         help_text=_("Best first, one per seat, e.g. 4,2,0. Empty: 4/2/0 for three seats (6/4/2/0 for four, 2/0 for two)."),
     )
-    elim_start_chips = forms.IntegerField(label=_("Starting chips"), initial=1000, min_value=1, max_value=10**9)
-    elim_line = forms.IntegerField(label=_("Elimination line"), initial=900, min_value=0, max_value=10**9)
-    elim_rise_every = forms.IntegerField(label=_("Raise the line every N hands"), initial=1, min_value=1, max_value=100)
-    elim_rise_by = forms.IntegerField(label=_("Raise the line by"), initial=20, min_value=0, max_value=10**9)
-    knockout_top = forms.IntegerField(label=_("Players advancing per table"), initial=1, min_value=1, max_value=3)
-    final_hands = forms.IntegerField(label=_("Final table hands"), initial=4, min_value=1, max_value=50)
-
-    # Which fieldset of the page each format's settings go to (templates/matches/form.html).
-    FORMAT_FIELDS = {
-        "fixed": ("rounds", "points_by_rank"),
-        "elimination": ("elim_start_chips", "elim_line", "elim_rise_every", "elim_rise_by", "final_hands"),
-        "knockout": ("knockout_top", "final_hands"),
-    }
+    elim_start_chips = _number(_("Starting chips"), "elim_start_chips", initial=1000)
+    elim_line = _number(_("Elimination line"), "elim_line", initial=900)
+    elim_rise_every = _number(_("Raise the line every N hands"), "elim_rise_every", initial=1)
+    elim_rise_by = _number(_("Raise the line by"), "elim_rise_by", initial=20)
+    knockout_top = _number(_("Players advancing per table"), "knockout_top", initial=1)
+    final_hands = _number(_("Final table hands"), "final_hands", initial=4)
 
     def __init__(self, *args, club, match: Match | None = None, now=None, **kwargs):
         self.club = club
         self.match = match
         self.now = now or timezone.now()
+        self.service_fields: dict = {}
         if match is not None and "initial" not in kwargs:
             kwargs["initial"] = self.initial_from(match)
         super().__init__(*args, **kwargs)
@@ -124,6 +119,16 @@ class MatchForm(forms.Form):
             # The template was snapshotted at creation; an edit may pick another one of the club's.
             self.fields["template"].required = False
             self.fields["template"].help_text = _("Empty: keep the rules copied when the match was created.")
+
+    @property
+    def when(self) -> dict[str, str]:
+        """For each format setting, the formats that use it (the page shows it for those only):
+        ``{"rounds": "format:fixed", "final_hands": "format:elimination knockout", ...}``."""
+        users: dict[str, list[str]] = {}
+        for key, cls in formats.FORMATS.items():
+            for name in cls.settings:
+                users.setdefault(name, []).append(key)
+        return {name: "format:" + " ".join(keys) for name, keys in users.items()}
 
     @staticmethod
     def initial_from(match: Match) -> dict:
@@ -155,127 +160,72 @@ class MatchForm(forms.Form):
             "final_hands": match.final_hands,
         }
 
-    # --- fields -------------------------------------------------------------------------------
-
-    def clean_entry_fee(self) -> int:
-        fee = self.cleaned_data.get("entry_fee")
-        if fee is not None and fee < 0:
-            raise ValidationError(_("The entry fee cannot be negative."))
-        return fee
-
-    def clean_starts_at(self):
-        starts_at = self.cleaned_data.get("starts_at")
-        if starts_at is not None and starts_at <= self.now:
-            raise ValidationError(_("The start time must be in the future."))
-        return starts_at
+    # --- parsing ------------------------------------------------------------------------------
 
     def clean_prize_values(self) -> list[int]:
-        values = parse_int_list(
-            self.cleaned_data.get("prize_values", ""),
-            message=_("Prizes must be whole numbers separated by commas."),
-        )
-        if any(v < 0 for v in values):
-            raise ValidationError(_("Prizes cannot be negative."))
-        return values
+        return parse_int_list(self.cleaned_data.get("prize_values", ""),
+                              message=_("Prizes must be whole numbers separated by commas."))
 
     def clean_points_by_rank(self) -> list[int]:
-        values = parse_int_list(
-            self.cleaned_data.get("points_by_rank", ""),
-            message=_("Match points must be whole numbers separated by commas."),
-        )
-        if any(v < 0 for v in values):
-            raise ValidationError(_("Match points cannot be negative."))
-        if any(a < b for a, b in zip(values, values[1:], strict=False)):
-            raise ValidationError(_("Match points never rise from one place to the next (e.g. 4,2,0)."))
-        return values
-
-    def table_size(self) -> int:
-        template = self.cleaned_data.get("template")
-        if template is not None:
-            return template.players
-        return self.match.players if self.match is not None else 3
+        return parse_int_list(self.cleaned_data.get("points_by_rank", ""),
+                              message=_("Match points must be whole numbers separated by commas."))
 
     def clean(self):
         cleaned = super().clean()
         if self.match is None and not cleaned.get("template") and "template" not in self.errors:
             self.add_error("template", _("Choose a rule template."))
-        lo, hi = cleaned.get("min_entrants"), cleaned.get("max_entrants")
-        if lo is not None and hi is not None and hi < lo:
-            self.add_error("max_entrants", _("The maximum number of entrants cannot be below the minimum."))
-        size = self.table_size()
-        if lo is not None and lo < size and "min_entrants" not in self.errors:
-            self.add_error("min_entrants", _("At least %(n)s entrants are needed to fill one table.") % {"n": size})
-        self._clean_schedule(cleaned)
-        self._clean_prizes(cleaned)
-        self._clean_format(cleaned, size)
+        fields = {name: cleaned.get(name) for name in MATCH_FIELDS if cleaned.get(name) is not None}
+        if self.match is not None:
+            merged = {name: getattr(self.match, name) for name in MATCH_FIELDS}
+            merged.update(fields)
+            fields = merged
+            if fields.get("template") is None:
+                fields["template"] = self.match.template
+        starts_at = cleaned.get("starts_at")
+        if starts_at is not None:
+            minutes = cleaned.get("checkin_minutes") or DEFAULT_CHECKIN_MINUTES
+            fields["checkin_opens_at"] = starts_at - timedelta(minutes=minutes)
+            closes = cleaned.get("registration_closes_at") or fields["checkin_opens_at"]
+            fields["registration_closes_at"] = closes
+            opens = cleaned.get("registration_opens_at")
+            if opens is None:
+                opens = min(self.now, closes) if self.match is None else self.match.registration_opens_at
+            fields["registration_opens_at"] = opens
+        kind, values = cleaned.get("prize_kind"), cleaned.get("prize_values")
+        if kind is not None and values is not None:
+            fields["prize_scheme"] = ({"kind": "percent", "percents": values} if kind == PrizeKind.PERCENT
+                                      else {"kind": "fixed", "amounts": values})
+            if kind == PrizeKind.PERCENT and not values:
+                fields["prize_scheme"] = {"kind": "percent", "percents": []}
+        fields["points_by_rank"] = cleaned.get("points_by_rank") or []
+        try:
+            validate(club=self.club, fields=fields, now=self.now)
+        except ValidationError as exc:
+            self.add_service_errors(exc)
+        self.service_fields = {k: v for k, v in fields.items() if k != "template"}
+        if cleaned.get("template") is not None:  # an edit without one keeps the rules copied at creation
+            self.service_fields["template"] = cleaned["template"]
         return cleaned
 
-    def _clean_schedule(self, cleaned) -> None:
-        starts_at = cleaned.get("starts_at")
-        if starts_at is None:
+    def add_service_errors(self, exc: ValidationError) -> None:
+        """Put the validator's errors on their fields (one each: a field the form already
+        flagged keeps its own message)."""
+        if not hasattr(exc, "error_dict"):
+            for error in exc.messages:
+                self.add_error(None, error)
             return
-        minutes = cleaned.get("checkin_minutes") or DEFAULT_CHECKIN_MINUTES
-        checkin_opens = starts_at - timedelta(minutes=minutes)
-        opens = cleaned.get("registration_opens_at")
-        closes = cleaned.get("registration_closes_at") or checkin_opens
-        if opens is None:
-            opens = min(self.now, closes) if self.match is None else self.match.registration_opens_at
-        if closes > starts_at:
-            self.add_error("registration_closes_at", _("Registration must close before the start time."))
-        elif opens > closes:
-            self.add_error("registration_opens_at", _("Registration must open before it closes."))
-        cleaned["registration_opens_at"] = opens
-        cleaned["registration_closes_at"] = closes
-        cleaned["checkin_opens_at"] = checkin_opens
-
-    def _clean_prizes(self, cleaned) -> None:
-        kind, values = cleaned.get("prize_kind"), cleaned.get("prize_values")
-        if kind is None or values is None:
-            return
-        if kind == PrizeKind.PERCENT:
-            if not values:
-                self.add_error("prize_values", _("Give at least one percentage, e.g. 100 or 50,30,20."))
-                return
-            if sum(values) != 100:
-                self.add_error(
-                    "prize_values",
-                    _("Prize percentages must add up to 100 (these add up to %(sum)s).") % {"sum": sum(values)},
-                )
-                return
-            cleaned["prize_scheme"] = {"kind": "percent", "percents": values}
-        else:
-            cleaned["prize_scheme"] = {"kind": "fixed", "amounts": values}
-        hi = cleaned.get("max_entrants")
-        if hi is not None and len(values) > hi:
-            self.add_error("prize_values", _("More prize places than the maximum number of entrants."))
-
-    def _clean_format(self, cleaned, size: int) -> None:
-        points = cleaned.get("points_by_rank")
-        if points is not None:
-            if not points:
-                points = list(DEFAULT_POINTS_BY_RANK.get(size, []))
-            elif len(points) != size:
-                self.add_error(
-                    "points_by_rank",
-                    _("Give one value per seat: %(n)s values, e.g. %(example)s.")
-                    % {"n": size, "example": ",".join(str(v) for v in DEFAULT_POINTS_BY_RANK.get(size, []))},
-                )
-            cleaned["points_by_rank"] = points
-        top = cleaned.get("knockout_top")
-        if cleaned.get("format") == Format.KNOCKOUT and top is not None and top >= size:
-            self.add_error("knockout_top", _("Fewer players than a table's %(n)s seats must advance.") % {"n": size})
-        if cleaned.get("format") != Format.KNOCKOUT and top is not None and top >= size:
-            cleaned["knockout_top"] = max(1, size - 1)  # not used by this format; keep the constraint true
-        start, line = cleaned.get("elim_start_chips"), cleaned.get("elim_line")
-        if cleaned.get("format") == Format.ELIMINATION and start is not None and line is not None and line >= start:
-            self.add_error("elim_line", _("The elimination line must start below the starting chips."))
+        for name, errors in exc.message_dict.items():
+            target = ERROR_FIELDS.get(name, name)
+            if target not in self.fields:
+                target = None
+            elif target in self.errors:
+                continue
+            for error in errors:
+                self.add_error(target, error)
 
     def match_fields(self) -> dict:
         """The cleaned values as the services' keyword arguments."""
-        data = {name: self.cleaned_data.get(name) for name in SERVICE_FIELDS}
-        if data["template"] is None:
-            data.pop("template")
-        return data
+        return dict(self.service_fields)
 
 
 class CancelForm(forms.Form):
@@ -283,19 +233,3 @@ class CancelForm(forms.Form):
         label=_("Reason"), max_length=300, widget=forms.Textarea(attrs={"rows": 2}),
         help_text=_("Shown on the match page. Every entry fee is refunded."),
     )
-
-
-class ReseatForm(forms.Form):
-    user = forms.IntegerField(label=_("Player"), min_value=1)
-    table_number = forms.IntegerField(label=_("Table"), min_value=1, max_value=10_000)
-
-
-class PairForm(forms.Form):
-    user_a = forms.IntegerField(label=_("Player"), min_value=1)
-    user_b = forms.IntegerField(label=_("Player"), min_value=1)
-
-    def clean(self):
-        cleaned = super().clean()
-        if cleaned.get("user_a") and cleaned.get("user_a") == cleaned.get("user_b"):
-            raise ValidationError(_("Choose two different players."))
-        return cleaned

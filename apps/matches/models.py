@@ -12,7 +12,7 @@ so editing or deleting the template later changes nothing of a defined match.
 
 Money: entry fees sit in the match's escrow account of the ledger (``Match.escrow``, an
 ``ledgers.Account`` of kind ``escrow``, key ``match:<id>``) until refunded or paid out as prizes;
-see services.py.
+see services/escrow.py.
 """
 
 from __future__ import annotations
@@ -24,6 +24,8 @@ from django.db import models
 from django.db.models import F, Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
+
+from apps.clubs.models import RuleSnapshot
 
 DEFAULT_CHECKIN_MINUTES = 10
 
@@ -43,26 +45,22 @@ class MatchState(models.TextChoices):
     CANCELLED = "cancelled", _("Cancelled")
 
 
-OPEN_STATES = (MatchState.DRAFT, MatchState.REGISTERING, MatchState.CHECKING_IN, MatchState.RUNNING)
+# Before the start: the match can still be entered (or will be) and nobody is seated.
+BEFORE_START_STATES = (MatchState.DRAFT, MatchState.REGISTERING, MatchState.CHECKING_IN)
 ENDED_STATES = (MatchState.FINISHED, MatchState.CANCELLED)
 
 
-class Match(models.Model):
+class Match(RuleSnapshot):
+    """A match plays by a snapshot of its rule template (``RuleSnapshot``: the same rule columns
+    as a table, claim time included), taken when it is defined."""
+
     club = models.ForeignKey("clubs.Club", on_delete=models.CASCADE, related_name="matches")
     name = models.CharField(_("name"), max_length=80)
     description = models.TextField(_("description"), blank=True, default="")
 
-    # --- rule snapshot (from the template at creation, as tables.services.table_open takes it) ---
     template = models.ForeignKey(
         "clubs.RuleTemplate", on_delete=models.SET_NULL, null=True, blank=True, related_name="matches"
     )
-    preset = models.CharField(_("preset"), max_length=20)
-    options = models.JSONField(_("option overrides"), default=dict, blank=True)
-    players = models.PositiveSmallIntegerField(_("players per table"), default=3)
-    base_score = models.PositiveIntegerField(_("base score"), default=1)
-    piao_choices = models.JSONField(_("piao choices"), default=list, blank=True)
-    turn_seconds = models.PositiveIntegerField(_("turn time limit (seconds)"), default=15)
-    ruleset = models.JSONField(default=dict)  # the engine RuleSet.to_json() of the snapshot
 
     # --- format -----------------------------------------------------------------------------
     format = models.CharField(_("format"), max_length=12, choices=Format.choices, default=Format.FIXED)
@@ -130,6 +128,8 @@ class Match(models.Model):
             models.CheckConstraint(condition=Q(players__gte=2) & Q(players__lte=4), name="matches_players_2_4"),
             models.CheckConstraint(condition=Q(base_score__gte=1), name="matches_base_score_gte_1"),
             models.CheckConstraint(condition=Q(turn_seconds__gte=5), name="matches_turn_seconds_gte_5"),
+            models.CheckConstraint(condition=Q(claim_seconds__gte=3) & Q(claim_seconds__lte=120),
+                                   name="matches_claim_seconds_3_120"),
             models.CheckConstraint(condition=Q(hands_per_round__gte=1), name="matches_hands_gte_1"),
             models.CheckConstraint(condition=Q(rounds__gte=1), name="matches_rounds_gte_1"),
             models.CheckConstraint(condition=Q(final_hands__gte=1), name="matches_final_hands_gte_1"),
@@ -178,7 +178,7 @@ class Match(models.Model):
         return starts_at - timedelta(minutes=DEFAULT_CHECKIN_MINUTES)
 
 
-class EntryStatus(models.TextChoices):
+class EntrantStatus(models.TextChoices):
     REGISTERED = "registered", _("Registered")
     WAITLISTED = "waitlisted", _("Waitlisted")
     CHECKED_IN = "checked_in", _("Checked in")
@@ -190,16 +190,20 @@ class EntryStatus(models.TextChoices):
 
 
 # Entries that take a place in the field (counted against max_entrants) before the start.
-HOLDING_PLACE = (EntryStatus.REGISTERED, EntryStatus.CHECKED_IN)
-# Entries that still play on (seated in the next round).
-PLAYING = (EntryStatus.ACTIVE,)
+HOLDING_PLACE = (EntrantStatus.REGISTERED, EntrantStatus.CHECKED_IN)
+# Entrants still in the match before the start: holding a place or waiting for one.
+BEFORE_START = (EntrantStatus.REGISTERED, EntrantStatus.WAITLISTED, EntrantStatus.CHECKED_IN)
+# Entrants still in the match, before or after the start (they may withdraw).
+IN_MATCH = (*BEFORE_START, EntrantStatus.ACTIVE)
 
 
-class Entry(models.Model):
-    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="entries")
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="match_entries")
-    status = models.CharField(_("status"), max_length=12, choices=EntryStatus.choices,
-                              default=EntryStatus.REGISTERED)
+class Entrant(models.Model):
+    """A member's entry in a match (the ledger's lines are ``ledgers.Entry``: another thing)."""
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="entrants")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="match_entrants")
+    status = models.CharField(_("status"), max_length=12, choices=EntrantStatus.choices,
+                              default=EntrantStatus.REGISTERED)
     registered_order = models.PositiveIntegerField()  # 1, 2, ... in order of registration
     registered_at = models.DateTimeField(default=timezone.now)
     checked_in_at = models.DateTimeField(null=True, blank=True)
@@ -221,15 +225,15 @@ class Entry(models.Model):
     )
 
     class Meta:
-        verbose_name = _("entry")
-        verbose_name_plural = _("entries")
+        verbose_name = _("entrant")
+        verbose_name_plural = _("entrants")
         ordering = ["match", "registered_order"]
         constraints = [
             models.UniqueConstraint(fields=["match", "user"], name="matches_one_entry_per_user"),
             models.UniqueConstraint(fields=["match", "registered_order"], name="matches_entry_order_unique"),
             models.UniqueConstraint(fields=["match", "rank"], condition=Q(rank__isnull=False),
                                     name="matches_entry_rank_unique"),
-            models.CheckConstraint(condition=Q(status__in=EntryStatus.values), name="matches_entry_status_valid"),
+            models.CheckConstraint(condition=Q(status__in=EntrantStatus.values), name="matches_entry_status_valid"),
             models.CheckConstraint(condition=Q(prize__gte=0), name="matches_entry_prize_gte_0"),
         ]
 

@@ -12,7 +12,7 @@ log = logging.getLogger(__name__)
 
 
 def _advance_quietly(match_id: int) -> None:
-    from .services import advance
+    from .services.rounds import advance
 
     try:
         # play=False: we run inside the committing table's autoplay loop; the new round's 托管
@@ -25,7 +25,7 @@ def _advance_quietly(match_id: int) -> None:
 def on_table_finished(sender, table, reason, **kwargs) -> None:
     """Inside the table's transaction: advance the match once it commits (within seconds of the
     round's last table; ``advance_matches`` is the safety net)."""
-    if not table.practice:  # match tables are opened as practice tables (services.py)
+    if not table.arranged:  # match tables are arranged tables (apps/tables/arranged.py)
         return
     from .models import MatchTable
 
@@ -36,7 +36,7 @@ def on_table_finished(sender, table, reason, **kwargs) -> None:
 
 def on_session_policy(sender, table, **kwargs) -> dict | None:
     """A match table: every next hand starts by itself, unless the match is paused."""
-    if not table.practice:
+    if not table.arranged:
         return None
     from .models import MatchTable
 

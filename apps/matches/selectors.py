@@ -9,19 +9,20 @@ from dataclasses import dataclass, field
 
 from django.db.models import QuerySet
 
-from apps.clubs import selectors as club_selectors
-from apps.tables.models import Seat, TableStatus
+from apps.tables.models import OPEN_TABLE_STATUSES, Seat
 
 from . import formats
-from .models import HOLDING_PLACE, Entry, EntryStatus, Format, Match, MatchRound, MatchState, MatchTable
-
-STATE_ORDER = [MatchState.RUNNING, MatchState.CHECKING_IN, MatchState.REGISTERING, MatchState.DRAFT,
-               MatchState.FINISHED, MatchState.CANCELLED]
-
-
-def can_manage(user, club) -> bool:
-    """Owner/admins define, edit, cancel, pause, re-seat (not staff: they only look)."""
-    return club_selectors.can_manage_members(club_selectors.membership_for(user=user, club=club))
+from . import standings as standing_order
+from .models import (
+    BEFORE_START_STATES,
+    HOLDING_PLACE,
+    Entrant,
+    EntrantStatus,
+    Match,
+    MatchRound,
+    MatchState,
+    MatchTable,
+)
 
 
 def club_matches(*, club) -> QuerySet[Match]:
@@ -29,16 +30,16 @@ def club_matches(*, club) -> QuerySet[Match]:
     return Match.objects.filter(club=club).order_by("-starts_at", "-id")
 
 
-def my_matches(*, user) -> QuerySet[Entry]:
-    """The user's entries across clubs (with their match and club), newest start first."""
-    return (Entry.objects.filter(user=user).select_related("match", "match__club", "current_table")
+def my_matches(*, user) -> QuerySet[Entrant]:
+    """The user's entrants across clubs (with their match and club), newest start first."""
+    return (Entrant.objects.filter(user=user).select_related("match", "match__club", "current_table")
             .order_by("-match__starts_at", "-match_id"))
 
 
-def entry_for(*, match, user) -> Entry | None:
+def entry_for(*, match, user) -> Entrant | None:
     if user is None or not user.is_authenticated:
         return None
-    return Entry.objects.filter(match=match, user=user).first()
+    return Entrant.objects.filter(match=match, user=user).first()
 
 
 @dataclass
@@ -60,31 +61,25 @@ class StandingRow:
     hands_played: int
 
 
-PLAYED_STATUSES = (EntryStatus.ACTIVE, EntryStatus.OUT, EntryStatus.WITHDRAWN)
-
-
 def standings(*, match) -> list[StandingRow]:
-    """Live standings: the final places once finished; while running, formats.standings_order
-    (match points → game points → best hand → earlier registration) for fixed rounds, chips for
-    elimination, the stage reached for knockout. Three queries."""
-    entries = list(Entry.objects.filter(match=match).select_related("user").order_by("registered_order"))
-    if match.state in (MatchState.DRAFT, MatchState.REGISTERING, MatchState.CHECKING_IN):
-        rows = [e for e in entries if e.status in HOLDING_PLACE or e.status == EntryStatus.WAITLISTED]
+    """Live standings: the final places once finished; while running, the format's one order
+    (``standings.ordered``, as for the final places) with the running tables' scores. Three queries."""
+    entrants = list(Entrant.objects.filter(match=match).select_related("user").order_by("registered_order"))
+    if match.state in BEFORE_START_STATES:
+        rows = [e for e in entrants if e.status in HOLDING_PLACE or e.status == EntrantStatus.WAITLISTED]
         return [_row(match, i, e, 0, "active") for i, e in enumerate(rows, start=1)]
     live: dict[int, int] = {}
-    table_ids = [e.current_table_id for e in entries if e.current_table_id]
+    table_ids = [e.current_table_id for e in entrants if e.current_table_id]
     if table_ids:
         for user_id, score in Seat.objects.filter(
-            table_id__in=table_ids, table__status__in=[TableStatus.WAITING, TableStatus.PLAYING],
-            user__isnull=False,
+            table_id__in=table_ids, table__status__in=OPEN_TABLE_STATUSES, user__isnull=False,
         ).values_list("user_id", "score"):
             live[user_id] = score
-    played = [e for e in entries if e.status in PLAYED_STATUSES
-              and (e.status != EntryStatus.WITHDRAWN or e.out_round is not None)]
+    played = standing_order.played(entrants)
     if match.state == MatchState.FINISHED and all(e.rank for e in played):
         ordered = sorted(played, key=lambda e: e.rank)
     else:
-        ordered = _live_order(match, played, live)
+        ordered = standing_order.ordered(match, played, live=live)
     out = []
     for i, e in enumerate(ordered, start=1):
         state = {"active": "active", "out": "out"}.get(e.status, "withdrawn")
@@ -92,33 +87,12 @@ def standings(*, match) -> list[StandingRow]:
     return out
 
 
-def _live_order(match, played: list[Entry], live: dict[int, int]) -> list[Entry]:
-    def game(e):
-        return e.game_points + (live.get(e.user_id, 0) if e.current_table_id else 0)
-
-    active = [e for e in played if e.status == EntryStatus.ACTIVE]
-    gone = [e for e in played if e.status != EntryStatus.ACTIVE]
-    if match.format == Format.FIXED:
-        rows = lambda es: formats.standings_order(  # noqa: E731
-            [{"user_id": e.user_id, "match_points": e.match_points, "game_points": game(e),
-              "best_hand": e.best_hand, "registered_order": e.registered_order, "entry": e} for e in es])
-        return [r["entry"] for r in rows(active)] + [r["entry"] for r in rows(gone)]
-    if match.format == Format.ELIMINATION:
-        def key(e):
-            return (-(e.chips + (live.get(e.user_id, 0) if e.current_table_id else 0)), e.registered_order)
-    else:
-        def key(e):
-            return (-game(e), -e.best_hand, e.registered_order)
-    gone.sort(key=lambda e: (-(e.out_round or 0), key(e)))
-    return sorted(active, key=key) + gone
-
-
-def _row(match, i: int, e: Entry, live: int, state: str) -> StandingRow:
+def _row(match, i: int, e: Entrant, live: int, state: str) -> StandingRow:
     return StandingRow(
         rank=e.rank or i, user_id=e.user_id, name=getattr(e.user, "name", "") or e.user.username,
         match_points=formats.format_points(e.match_points, match.players),
         match_points_scaled=e.match_points, game_points=e.game_points + live, best_hand=e.best_hand,
-        chips=(e.chips + live) if match.format == Format.ELIMINATION else None,
+        chips=(e.chips + live) if formats.of(match).uses_chips else None,
         current_table_id=e.current_table_id, state=state, status=e.status, final_rank=e.rank,
         prize=e.prize, registered_order=e.registered_order, hands_played=e.hands_played,
     )
@@ -186,27 +160,27 @@ def prize_preview(*, match) -> PrizePreview:
     then: everyone who played, with the pool actually held)."""
     from apps.ledgers.models import Account
 
-    if match.state in (MatchState.DRAFT, MatchState.REGISTERING, MatchState.CHECKING_IN):
-        entrants = Entry.objects.filter(match=match, status__in=HOLDING_PLACE).count()
+    if match.state in BEFORE_START_STATES:
+        entrants = Entrant.objects.filter(match=match, status__in=HOLDING_PLACE).count()
         pool = entrants * match.entry_fee
     elif match.state == MatchState.FINISHED:
-        paid = list(Entry.objects.filter(match=match, rank__isnull=False).order_by("rank")
+        paid = list(Entrant.objects.filter(match=match, rank__isnull=False).order_by("rank")
                     .values_list("prize", flat=True))
         entrants = len(paid)
         amounts = list(paid)
         pool = sum(amounts)
         return PrizePreview(entrants, pool, amounts, 0)
     else:
-        entrants = Entry.objects.filter(match=match, status__in=PLAYED_STATUSES).exclude(
-            status=EntryStatus.WITHDRAWN, out_round__isnull=True).count()
+        entrants = len(standing_order.played(list(Entrant.objects.filter(match=match).only(
+            "status", "out_round"))))
         pool = Account.objects.filter(pk=match.escrow_id).values_list("balance", flat=True).first() or 0
     amounts = formats.prize_amounts(pool, match.prize_scheme, entrants) if entrants else []
     return PrizePreview(entrants, pool, amounts, pool - sum(amounts))
 
 
-def not_checked_in(*, match) -> list[Entry]:
+def not_checked_in(*, match) -> list[Entrant]:
     """The admin console's list: registered entrants who have not checked in yet."""
-    return list(Entry.objects.filter(match=match, status=EntryStatus.REGISTERED).select_related("user")
+    return list(Entrant.objects.filter(match=match, status=EntrantStatus.REGISTERED).select_related("user")
                 .order_by("registered_order"))
 
 
@@ -214,9 +188,3 @@ def never_together(*, club):
     from .models import NeverTogether
 
     return NeverTogether.objects.filter(club=club).select_related("user_a", "user_b")
-
-
-def my_table_id(*, match, user) -> int | None:
-    """The table the user should be at now (the "go to my table" prompt)."""
-    entry = entry_for(match=match, user=user)
-    return entry.current_table_id if entry and entry.status == EntryStatus.ACTIVE else None

@@ -23,14 +23,16 @@ from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
-from apps.clubs import selectors as club_selectors
+from apps.clubs import access
 from apps.clubs.models import Club, Membership
+from apps.clubs.rules_text import describe_snapshot
 from apps.ledgers import selectors as ledger_selectors
 
 from . import formats, selectors, services
 from .forms import CancelForm, MatchForm
-from .models import Entry, EntryStatus, Format, Match, MatchState, MatchTable, NeverTogether
+from .models import Entrant, EntrantStatus, Match, MatchState, MatchTable, NeverTogether
 from .seating import describe_recompute
+from .services import clock
 
 POLL_MS = 3000
 
@@ -45,28 +47,7 @@ GROUPS = [
     ("cancelled", gettext_lazy("Cancelled"), (MatchState.CANCELLED,), gettext_lazy("No cancelled match.")),
 ]
 
-PRESET_NAMES = {
-    "basic": gettext_lazy("Basic (基本花样)"),
-    "half": gettext_lazy("Half (半花样)"),
-    "full": gettext_lazy("Full (全名堂)"),
-    "changsha": gettext_lazy("Changsha (长沙)"),
-    "quanmin": gettext_lazy("Quanmin (全民跑胡子)"),
-    "chenzhou": gettext_lazy("Chenzhou (郴州)"),
-    "luzhou": gettext_lazy("Luzhou (泸州)"),
-}
-
-
 # --- access ----------------------------------------------------------------------------------
-
-
-def _club_access(request: HttpRequest, club_id: int) -> tuple[Club, Membership | None]:
-    club = Club.objects.filter(pk=club_id).first()
-    if club is None:
-        raise Http404
-    membership = club_selectors.membership_for(user=request.user, club=club)
-    if not club_selectors.can_view_club(membership, request.user):
-        raise Http404
-    return club, membership
 
 
 def _match_access(request: HttpRequest, match_id: int) -> tuple[Match, Membership | None]:
@@ -74,15 +55,12 @@ def _match_access(request: HttpRequest, match_id: int) -> tuple[Match, Membershi
     match = Match.objects.select_related("club").filter(pk=match_id).first()
     if match is None:
         raise Http404
-    membership = club_selectors.membership_for(user=request.user, club=match.club)
-    if not club_selectors.can_view_club(membership, request.user):
-        raise Http404
-    return match, membership
+    return match, access.viewer_membership(request, match.club)
 
 
 def _manager_access(request: HttpRequest, match_id: int) -> tuple[Match, Membership]:
     match, membership = _match_access(request, match_id)
-    if not club_selectors.can_manage_members(membership):
+    if not access.is_manager(membership):
         raise PermissionDenied
     return match, membership
 
@@ -92,25 +70,10 @@ def _flash(request: HttpRequest, exc: ValidationError) -> None:
         messages.error(request, message)
 
 
-def _form_errors(form, exc: ValidationError) -> None:
-    if hasattr(exc, "error_dict"):
-        for field, errors in exc.message_dict.items():
-            target = field if field in form.fields else None
-            if field == "prize_scheme":
-                target = "prize_values"
-            elif field in ("checkin_opens_at",):
-                target = "checkin_minutes"
-            for error in errors:
-                form.add_error(target, error)
-    else:
-        for error in exc.messages:
-            form.add_error(None, error)
-
-
 # --- lists -----------------------------------------------------------------------------------
 
 
-def _grouped(matches, *, entries_by_match: dict[int, Entry] | None = None) -> list[dict]:
+def _grouped(matches, *, entries_by_match: dict[int, Entrant] | None = None) -> list[dict]:
     entries_by_match = entries_by_match or {}
     by_state: dict[str, list] = {}
     for m in matches:
@@ -129,13 +92,13 @@ def _grouped(matches, *, entries_by_match: dict[int, Entry] | None = None) -> li
     return groups
 
 
-COUNTED = (EntryStatus.REGISTERED, EntryStatus.CHECKED_IN, EntryStatus.ACTIVE, EntryStatus.OUT)
+COUNTED = (EntrantStatus.REGISTERED, EntrantStatus.CHECKED_IN, EntrantStatus.ACTIVE, EntrantStatus.OUT)
 
 
 def _with_counts(matches: list[Match]) -> list[Match]:
     """Set ``entrant_count`` on each match (one query for the whole list)."""
     counts = dict(
-        Entry.objects.filter(match_id__in=[m.pk for m in matches], status__in=COUNTED)
+        Entrant.objects.filter(match_id__in=[m.pk for m in matches], status__in=COUNTED)
         .values("match_id").annotate(n=Count("id")).values_list("match_id", "n")
     )
     for m in matches:
@@ -143,22 +106,22 @@ def _with_counts(matches: list[Match]) -> list[Match]:
     return matches
 
 
-def _my_entries(user, match_ids) -> dict[int, Entry]:
+def _my_entries(user, match_ids) -> dict[int, Entrant]:
     if not user.is_authenticated:
         return {}
-    return {e.match_id: e for e in Entry.objects.filter(user=user, match_id__in=list(match_ids))}
+    return {e.match_id: e for e in Entrant.objects.filter(user=user, match_id__in=list(match_ids))}
 
 
 @login_required
 def match_list(request: HttpRequest, club_id: int) -> HttpResponse:
-    club, membership = _club_access(request, club_id)
+    club, membership = access.club_access(request, club_id)
     matches = _with_counts(list(selectors.club_matches(club=club)))
     groups = _grouped(matches, entries_by_match=_my_entries(request.user, [m.pk for m in matches]))
     context = {
         "club": club,
         "membership": membership,
         "groups": groups,
-        "can_manage": club_selectors.can_manage_members(membership),
+        "can_manage": access.is_manager(membership),
     }
     return render(request, "matches/list.html", context)
 
@@ -176,122 +139,34 @@ def match_mine(request: HttpRequest) -> HttpResponse:
 
 def rules_summary(match: Match) -> list[str]:
     """The snapshotted rules in words (what a player wants to know before entering)."""
-    rs = match.ruleset or {}
-    lines = [
-        _("%(preset)s, %(n)s players per table") % {"preset": PRESET_NAMES.get(match.preset, match.preset),
-                                                     "n": match.players},
-        _("Base score %(base)s · %(secs)s seconds per turn") % {"base": match.base_score, "secs": match.turn_seconds},
-        _("At least %(n)s 胡息 to win") % {"n": rs.get("min_huxi", 15)},
-    ]
-    zimo = rs.get("zimo")
-    if zimo == "+1tun":
-        lines.append(_("自摸 adds 1 囤"))
-    elif zimo == "fan":
-        lines.append(_("自摸 counts %(fan)s 番") % {"fan": rs.get("zimo_fan", 2)})
-    if rs.get("discard_win"):
-        lines.append(_("Winning on a discard (放炮) is allowed"))
-    if match.piao_choices:
-        lines.append(_("飘 choices: %(choices)s") % {"choices": "/".join(str(v) for v in match.piao_choices)})
-    if rs.get("players") == 4 or match.players == 4:
-        lines.append(_("Four players: the seat opposite the dealer sits out each hand") if rs.get(
-            "four_player_mode", "sit_out") == "sit_out" else _("Four players: all four are dealt in"))
-    lines.append(_("Match hands move no club points: only the entry fee and the prizes do."))
-    return lines
+    return [*describe_snapshot(match), _("Match hands move no club points: only the entry fee and the prizes do.")]
 
 
-def format_summary(match: Match) -> list[str]:
-    size = match.players
-    if match.format == Format.FIXED:
-        points = "/".join(str(p) for p in match.points_by_rank)
-        lines = [
-            _("%(rounds)s rounds of %(hands)s hands; every round is re-seated by the standings, and two "
-              "players never share a table again while another seating avoids it.")
-            % {"rounds": match.rounds, "hands": match.hands_per_round},
-            _("Match points per table place: %(points)s (players tied on game points share the points of "
-              "their places).") % {"points": points},
-        ]
-        byes = formats.bye_points(match.points_by_rank, size) if len(match.points_by_rank) == size else 0
-        lines.append(
-            _("When the entrants do not fill whole tables, the lowest-placed players who have not had a bye "
-              "sit the round out and score %(bye)s match points.") % {"bye": formats.format_points(byes, size)}
-        )
-        return lines
-    if match.format == Format.ELIMINATION:
-        return [
-            _("Everyone starts with %(chips)s chips and plays one hand per table at a time.")
-            % {"chips": match.elim_start_chips},
-            _("After every hand, players below the line are out. The line starts at %(line)s and rises by "
-              "%(by)s every %(every)s hands (涨底).")
-            % {"line": match.elim_line, "by": match.elim_rise_by, "every": match.elim_rise_every},
-            _("Tables are broken and players re-seated as the field shrinks; when the rest fits one table, "
-              "the final table plays %(hands)s hands for the places.") % {"hands": match.final_hands},
-        ]
-    return [
-        _("Each table plays %(hands)s hands; the top %(top)s of each table advance, until one final table "
-          "plays %(final)s hands for the places.")
-        % {"hands": match.hands_per_round, "top": match.knockout_top, "final": match.final_hands},
-        _("When the players do not fill whole tables, the lowest-placed sit the round out and advance."),
-    ]
-
-
-def tie_breaks(match: Match) -> list[str]:
-    if match.format == Format.ELIMINATION:
-        return [_("Chips"), _("Game points"), _("Best single hand"), _("Earlier registration")]
-    return [_("Match points"), _("Game points"), _("Best single hand"), _("Earlier registration")]
-
-
-def effective_state(match: Match, now) -> str:
-    """The state the clock has already made due (the beat applies it within seconds)."""
-    state = match.state
-    if state == MatchState.DRAFT and now >= match.registration_opens_at:
-        state = MatchState.REGISTERING
-    if state == MatchState.REGISTERING and now >= match.registration_closes_at:
-        state = MatchState.CHECKING_IN
-    return state
-
-
-def entry_options(*, match: Match, entry: Entry | None, membership, balance: int | None, now) -> dict:
-    """Which of register / withdraw / check in the viewer may press now, and why not."""
-    state = effective_state(match, now)
+def entry_options(*, match: Match, entry: Entrant | None, membership, balance: int | None, now) -> dict:
+    """Which of register / withdraw / check in the viewer may press now, and why not: the verbs'
+    own ``check_*`` answers."""
     options = {"register": False, "withdraw": False, "check_in": False, "why_not": "", "withdraw_note": ""}
     if match.is_ended:
         return options
     if membership is None:
         options["why_not"] = _("Only members of the club can enter.")
         return options
-    live = entry is not None and entry.status in (
-        EntryStatus.REGISTERED, EntryStatus.WAITLISTED, EntryStatus.CHECKED_IN, EntryStatus.ACTIVE)
     if entry is None:
-        if state == MatchState.DRAFT:
-            options["why_not"] = _("Registration opens %(at)s.") % {
-                "at": timezone.localtime(match.registration_opens_at).strftime("%m-%d %H:%M")}
-        elif state != MatchState.REGISTERING:
-            options["why_not"] = _("Registration has closed.")
-        elif match.entry_fee and (balance or 0) < match.entry_fee:
-            options["why_not"] = _("Not enough points: the entry fee is %(fee)s and you have %(balance)s.") % {
-                "fee": match.entry_fee, "balance": balance or 0}
-        else:
-            options["register"] = True
+        refusal = services.check_register(match=match, entrant=None, balance=balance, now=now)
+        options["register"] = refusal is None
+        options["why_not"] = refusal or ""
         return options
-    if not live:
-        if entry.status == EntryStatus.WITHDRAWN and state == MatchState.REGISTERING:
-            options["why_not"] = _("You withdrew from this match; you cannot register again.")
+    if services.check_withdraw(match=match, entrant=entry) is not None:
+        if entry.status == EntrantStatus.WITHDRAWN and clock.registration_open(match, now):
+            options["why_not"] = services.check_register(match=match, entrant=entry, balance=balance, now=now)
         return options
     options["withdraw"] = True
-    if entry.status == EntryStatus.ACTIVE:
-        options["withdraw_note"] = _("Withdraw from the match? 托管 finishes your table; the fee is not refunded.")
-    elif state == MatchState.REGISTERING or entry.status == EntryStatus.WAITLISTED:
-        options["withdraw_note"] = _("Withdraw? Your entry fee is refunded.")
-    else:
-        options["withdraw_note"] = _("Withdraw? Registration has closed: the entry fee is not refunded.")
-    if entry.status in (EntryStatus.REGISTERED, EntryStatus.WAITLISTED) and entry.checked_in_at is None:
-        if match.checkin_opens_at <= now < match.starts_at and state in (MatchState.REGISTERING,
-                                                                         MatchState.CHECKING_IN):
-            options["check_in"] = True
-        elif now < match.checkin_opens_at:
-            options["why_not"] = _("Check-in opens %(at)s, %(n)s minutes before the start.") % {
-                "at": timezone.localtime(match.checkin_opens_at).strftime("%m-%d %H:%M"),
-                "n": int((match.starts_at - match.checkin_opens_at).total_seconds() // 60)}
+    options["withdraw_note"] = services.withdraw_note(match=match, entrant=entry, now=now)
+    if entry.checked_in_at is None:
+        refusal = services.check_check_in(match=match, entrant=entry, now=now)
+        options["check_in"] = refusal is None
+        if refusal and now < match.checkin_opens_at:
+            options["why_not"] = refusal
     return options
 
 
@@ -333,7 +208,7 @@ def standings_payload(*, match: Match, user, can_watch: bool) -> dict:
         "state": match.state,
         "paused": match.paused,
         "round": match.current_round,
-        "rounds": match.rounds if match.format == Format.FIXED else None,
+        "rounds": match.rounds if formats.of(match).knows_rounds else None,
         "in_final": match.in_final,
         "rows": out_rows,
         "me": me,
@@ -344,16 +219,17 @@ def standings_payload(*, match: Match, user, can_watch: bool) -> dict:
 def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
     match, membership = _match_access(request, match_id)
     now = timezone.now()
-    can_manage = club_selectors.can_manage_members(membership)
-    entry = Entry.objects.filter(match=match, user=request.user).first()
+    can_manage = access.is_manager(membership)
+    fmt = formats.of(match)
+    entry = Entrant.objects.filter(match=match, user=request.user).first()
     balance = None
     if membership is not None and match.entry_fee:
         account = ledger_selectors.member_account(club=match.club, user=request.user)
         balance = account.balance if account else 0
-    entries = list(Entry.objects.filter(match=match).select_related("user").order_by("registered_order"))
-    entrants = [e for e in entries if e.status not in (EntryStatus.WAITLISTED, EntryStatus.WITHDRAWN,
-                                                       EntryStatus.DROPPED, EntryStatus.CANCELLED)]
-    waitlist = [e for e in entries if e.status == EntryStatus.WAITLISTED]
+    entries = list(Entrant.objects.filter(match=match).select_related("user").order_by("registered_order"))
+    entrants = [e for e in entries if e.status not in (EntrantStatus.WAITLISTED, EntrantStatus.WITHDRAWN,
+                                                       EntrantStatus.DROPPED, EntrantStatus.CANCELLED)]
+    waitlist = [e for e in entries if e.status == EntrantStatus.WAITLISTED]
     payload = standings_payload(match=match, user=request.user, can_watch=can_manage or request.user.is_staff)
     language = get_language() or "zh-hans"
     context = {
@@ -361,8 +237,9 @@ def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
         "match": match,
         "membership": membership,
         "can_manage": can_manage,
-        "can_edit": can_manage and effective_state(match, now) == MatchState.DRAFT,
-        "state": effective_state(match, now),
+        "can_edit": can_manage and services.check_edit(match, now) is None,
+        "state": clock.due_state(match, now),
+        "fmt": fmt,
         "entry": entry,
         "balance": balance,
         "options": entry_options(match=match, entry=entry, membership=membership, balance=balance, now=now),
@@ -373,15 +250,15 @@ def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
         "show_standings": match.state in (MatchState.RUNNING, MatchState.FINISHED),
         "seatings": selectors.round_seatings(match=match),
         "rules": rules_summary(match),
-        "format_lines": format_summary(match),
-        "tie_breaks": tie_breaks(match),
+        "format_lines": fmt.summary(_),
+        "tie_breaks": fmt.tie_breaks(_),
         "recompute": describe_recompute(seed_hex=match.seed, table_size=match.players, language=language)
         if match.seed_hash else "",
         "config": {
             "standingsUrl": reverse("matches:standings", args=[match.pk]),
             "pollMs": POLL_MS,
             "state": match.state,
-            "format": match.format,
+            "usesChips": fmt.uses_chips,
             "userId": request.user.pk,
         },
         "strings": {
@@ -389,7 +266,7 @@ def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
             "tableNo": _("Table %(n)s"),
             "seated": _("You are seated: your table is ready."),
             "seatedAt": _("You are seated at table %(n)s."),
-            "roundOf": _("Round %(n)s of %(total)s") if match.format == Format.FIXED else _("Round %(n)s"),
+            "roundOf": _("Round %(n)s of %(total)s") if fmt.knows_rounds else _("Round %(n)s"),
             "final": _("Final table"),
             "states": {k: str(v) for k, v in MatchState.choices},
             "status": {"active": _("In the match"), "out": _("Out"), "withdrawn": _("Withdrawn")},
@@ -406,7 +283,7 @@ def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
 @login_required
 def standings_json(request: HttpRequest, match_id: int) -> JsonResponse:
     match, membership = _match_access(request, match_id)
-    can_watch = club_selectors.can_manage_members(membership) or request.user.is_staff
+    can_watch = access.is_manager(membership) or request.user.is_staff
     return JsonResponse(standings_payload(match=match, user=request.user, can_watch=can_watch))
 
 
@@ -418,13 +295,14 @@ def match_form(request: HttpRequest, club_id: int | None = None, match_id: int |
     if match_id is not None:
         match, membership = _manager_access(request, match_id)
         club = match.club
-        if effective_state(match, timezone.now()) != MatchState.DRAFT:
-            messages.error(request, _("A match can only be edited until registration opens."))
+        refusal = services.check_edit(match, timezone.now())
+        if refusal:
+            messages.error(request, refusal)
             return redirect("matches:detail", match_id=match.pk)
     else:
         match = None
-        club, membership = _club_access(request, club_id)
-        if not club_selectors.can_manage_members(membership):
+        club, membership = access.club_access(request, club_id)
+        if not access.is_manager(membership):
             raise PermissionDenied
     form = MatchForm(request.POST or None, club=club, match=match)
     if request.method == "POST" and form.is_valid():
@@ -436,7 +314,7 @@ def match_form(request: HttpRequest, club_id: int | None = None, match_id: int |
                 services.match_update(match=match, by=request.user, **form.match_fields())
                 messages.success(request, _("Match saved."))
         except ValidationError as exc:
-            _form_errors(form, exc)
+            form.add_service_errors(exc)
         else:
             return redirect("matches:detail", match_id=match.pk)
     return render(request, "matches/form.html", {"club": club, "membership": membership, "form": form,
@@ -455,7 +333,7 @@ def entry_action(request: HttpRequest, match_id: int, action: str) -> HttpRespon
     try:
         if action == "register":
             entry = services.register(match=match, user=request.user)
-            if entry.status == EntryStatus.WAITLISTED:
+            if entry.status == EntrantStatus.WAITLISTED:
                 messages.success(request, _("The match is full: you are on the waitlist."))
             else:
                 messages.success(request, _("You are registered."))

@@ -18,11 +18,12 @@ from dataclasses import dataclass
 from django.http import Http404
 from django.utils.translation import gettext_lazy
 
-from apps.clubs.models import Membership, Role
+from apps.clubs.access import MANAGER_ROLES
+from apps.clubs.models import Membership
 from apps.clubs.services import audit_log
-from apps.tables.models import Hand, HandStatus, Seat, Table
+from apps.tables.models import ENDED_HAND_STATUSES, Hand, Seat, Table
 
-ENDED = (HandStatus.FINISHED, HandStatus.DISSOLVED)
+ENDED = ENDED_HAND_STATUSES
 VIEW_ACTION = "replay.view"
 # The audit log's label for VIEW_ACTION (apps/clubs/models.py AuditAction); kept here too so that
 # makemessages for this app carries its translation.
@@ -71,7 +72,7 @@ def club_role(user, club_id: int) -> str | None:
     """MANAGER for the club's owner/admins, STAFF for staff without that role, else None."""
     if user is None or not user.is_authenticated:
         return None
-    if Membership.objects.filter(club_id=club_id, user=user, role__in=[Role.OWNER, Role.ADMIN]).exists():
+    if Membership.objects.filter(club_id=club_id, user=user, role__in=MANAGER_ROLES).exists():
         return MANAGER
     if user.is_staff:
         return STAFF

@@ -14,11 +14,9 @@ logic is duplicated here.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from django.db import transaction
 
-from apps.clubs.models import Membership
+from apps.clubs.models import Membership, RuleSnapshot
 
 from .context import TableError
 from .models import Seat, Stage, Table, TableStatus
@@ -27,23 +25,10 @@ from .transitions import do_dissolve, do_set_tuoguan, do_sit
 from .unit import table_action
 
 
-@dataclass(frozen=True)
-class Rules:
-    """The rule snapshot an arranged table takes (what ``table_open`` copies from a template)."""
-
-    preset: str
-    options: dict
-    players: int
-    base_score: int
-    piao_choices: list
-    turn_seconds: int
-    ruleset: dict  # RuleSet.to_json()
-    claim_seconds: int = 15  # a match has no field of its own: the model default
-
-
-def arranged_open(*, club, users: list, rules: Rules, hands: int, name: str, template=None,
+def arranged_open(*, club, users: list, rules: RuleSnapshot, hands: int, name: str, template=None,
                   by=None, practice: bool = False, tuoguan=(), hold: bool = False) -> Table:
-    """Open a table of ``club`` with ``users[i]`` in seat ``i`` and start it.
+    """Open a table of ``club`` with ``users[i]`` in seat ``i`` and start it, playing by ``rules``
+    (another rule snapshot, e.g. a match's: claim time included).
 
     ``practice=True``: the hands move no club points (the ledger posts an empty settlement per
     hand, as for any practice table). ``tuoguan``: user ids whose seats start on 托管 (a player
@@ -62,13 +47,10 @@ def arranged_open(*, club, users: list, rules: Rules, hands: int, name: str, tem
     if members != set(ids):
         raise TableError("not_member", "Only members of this club may play here.")
     with transaction.atomic():
-        table = Table.objects.create(
-            club=club, template=template, name=name[:60], preset=rules.preset, options=dict(rules.options),
-            players=rules.players, base_score=rules.base_score, piao_choices=list(rules.piao_choices or []),
-            hands_per_session=hands, turn_seconds=rules.turn_seconds, claim_seconds=rules.claim_seconds,
-            fee=0, ruleset=dict(rules.ruleset),
-            practice=practice, created_by=by,
-        )
+        table = Table(club=club, template=template, name=name[:60], hands_per_session=hands, fee=0,
+                      practice=practice, arranged=True, created_by=by)
+        table.copy_rules(rules)
+        table.save()
         Seat.objects.bulk_create([Seat(table=table, index=i) for i in range(table.players)])
         with table_action(table.pk, play=False) as ctx:
             ctx.event("table.open", {"name": table.name, "preset": table.preset, "players": table.players,

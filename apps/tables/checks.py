@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from apps.clubs.selectors import can_manage_tables, is_member, membership_for
+from apps.clubs.access import is_manager
+from apps.clubs.selectors import is_member, membership_for
 
 from . import engine_io
 from .context import Ctx, TableError
@@ -23,7 +24,7 @@ def check_member(*, user, table: Table) -> None:
 
 def may_manage(*, user, table: Table) -> bool:
     """A club admin (or the owner): may force-dissolve any open table of the club."""
-    return can_manage_tables(membership_for(user=user, club=table.club))
+    return is_manager(membership_for(user=user, club=table.club))
 
 
 def check_open(table: Table) -> None:

@@ -13,7 +13,7 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from apps.clubs.models import FeePayer
+from apps.clubs.models import FeePayer, RuleSnapshot
 
 from .chain import GENESIS_HASH
 
@@ -23,6 +23,11 @@ class TableStatus(models.TextChoices):
     PLAYING = "playing", _("Playing")
     FINISHED = "finished", _("Finished")
     DISSOLVED = "dissolved", _("Dissolved")
+
+
+# A table that can still be joined or played at, and one whose session is over.
+OPEN_TABLE_STATUSES = (TableStatus.WAITING, TableStatus.PLAYING)
+ENDED_TABLE_STATUSES = (TableStatus.FINISHED, TableStatus.DISSOLVED)
 
 
 class Stage(models.TextChoices):
@@ -44,27 +49,24 @@ def table_group(table_id: int) -> str:
     return f"table.{table_id}"
 
 
-class Table(models.Model):
+class Table(RuleSnapshot):
+    """A table's rules are a snapshot of its template at opening (``RuleSnapshot``)."""
+
     club = models.ForeignKey("clubs.Club", on_delete=models.CASCADE, related_name="tables")
     template = models.ForeignKey(
         "clubs.RuleTemplate", on_delete=models.SET_NULL, null=True, blank=True, related_name="tables"
     )
     name = models.CharField(_("name"), max_length=60)
-    preset = models.CharField(_("preset"), max_length=20)
-    options = models.JSONField(default=dict, blank=True)
-    players = models.PositiveSmallIntegerField(_("players"), default=3)
-    base_score = models.PositiveIntegerField(_("base score"), default=1)
-    piao_choices = models.JSONField(default=list, blank=True)
     hands_per_session = models.PositiveIntegerField(_("hands per session"), default=8)
-    turn_seconds = models.PositiveIntegerField(_("turn seconds"), default=15)
-    claim_seconds = models.PositiveIntegerField(_("claim seconds"), default=15)  # the template's, at opening
     # The template's table fee (桌费) as it was when the table opened; the ledger charges it per hand.
     fee = models.PositiveIntegerField(_("table fee per hand"), default=0)
     fee_payer = models.CharField(_("fee paid by"), max_length=8, choices=FeePayer.choices, default=FeePayer.EACH)
-    ruleset = models.JSONField(default=dict)
     status = models.CharField(max_length=10, choices=TableStatus.choices, default=TableStatus.WAITING)
     stage = models.CharField(max_length=10, choices=Stage.choices, default=Stage.SEATING)
     practice = models.BooleanField(_("practice"), default=False)
+    # Opened by a service with its players already seated (arranged.py: a match's round), not by a
+    # player: no 再来一局, each next hand may start by itself (``session_policy``).
+    arranged = models.BooleanField(_("arranged"), default=False)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
     )
@@ -128,7 +130,7 @@ class Table(models.Model):
 
     @property
     def is_open(self) -> bool:
-        return self.status in (TableStatus.WAITING, TableStatus.PLAYING)
+        return self.status in OPEN_TABLE_STATUSES
 
 
 class Seat(models.Model):
@@ -180,6 +182,10 @@ class HandStatus(models.TextChoices):
     PLAYING = "playing", _("Playing")
     FINISHED = "finished", _("Finished")
     DISSOLVED = "dissolved", _("Dissolved")
+
+
+# A hand that has ended (its seed revealed): replayable, exportable, verifiable.
+ENDED_HAND_STATUSES = (HandStatus.FINISHED, HandStatus.DISSOLVED)
 
 
 class Hand(models.Model):

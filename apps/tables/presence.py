@@ -17,7 +17,7 @@ from django.conf import settings
 from django.db.models import Q
 from django.utils import timezone
 
-from .models import Seat, TableStatus
+from .models import OPEN_TABLE_STATUSES, Seat
 from .unit import table_action
 
 
@@ -45,7 +45,7 @@ def sweep(*, now=None) -> list[tuple[int, int]]:
     """Put offline every seat of an open table online but unseen for a while; the (table, seat)s."""
     now = now or timezone.now()
     stale = now - timedelta(seconds=settings.TABLES_PRESENCE_STALE_SECONDS)
-    rows = list(Seat.objects.filter(online=True, table__status__in=[TableStatus.WAITING, TableStatus.PLAYING],
+    rows = list(Seat.objects.filter(online=True, table__status__in=OPEN_TABLE_STATUSES,
                                     user__isnull=False)
                 .filter(Q(seen_at__isnull=True) | Q(seen_at__lt=stale)).values_list("table_id", "index"))
     for table_id, index in rows:

@@ -17,7 +17,7 @@ from django.db import IntegrityError, transaction
 
 from .checks import check_member
 from .context import TableError
-from .models import Seat, Table, TableEvent, TableStatus
+from .models import Seat, Table, TableStatus
 from .services import table_create
 from .transitions import do_add_bot, do_sit
 
@@ -31,9 +31,7 @@ def rematchable(table: Table) -> bool:
 
 def _arranged(table: Table) -> bool:
     """Opened by a service (a scheduled match's round), not by a player."""
-    if TableEvent.objects.filter(table=table, type="table.open", payload__arranged=True).exists():
-        return True
-    return hasattr(table, "match_table")  # a match's table (apps.matches), by its reverse relation
+    return table.arranged
 
 
 def table_rematch(*, user, table_id: int) -> tuple[Table, bool]:
@@ -67,12 +65,10 @@ def _create(*, user, old: Table, seats: list[Seat]) -> Table:
     from apps.clubs.selectors import membership_for
 
     table = Table(
-        club=old.club, template=old.template, name=old.name, preset=old.preset, options=dict(old.options or {}),
-        players=old.players, base_score=old.base_score, piao_choices=list(old.piao_choices or []),
-        hands_per_session=old.hands_per_session, turn_seconds=old.turn_seconds,
-        claim_seconds=old.claim_seconds, fee=old.fee, fee_payer=old.fee_payer, ruleset=dict(old.ruleset),
-        practice=old.practice, created_by=user, rematch_of=old,
+        club=old.club, template=old.template, name=old.name, hands_per_session=old.hands_per_session,
+        fee=old.fee, fee_payer=old.fee_payer, practice=old.practice, created_by=user, rematch_of=old,
     )
+    table.copy_rules(old)
     humans = {s.index: s.user for s in seats if s.user_id is not None}
     bots = {s.index: s.bot for s in seats if s.bot}
 

@@ -35,15 +35,12 @@ BOT_KINDS = ("greedy", "random")
 
 def table_open(*, user, template: RuleTemplate, practice: bool = False, name: str = "") -> Table:
     """A member opens a table from a rule template and takes seat 0; practice tables fill with bots."""
-    rules = template.ruleset()
     table = Table(
-        club=template.club, template=template, name=(name or template.name)[:60], preset=template.preset,
-        options=dict(template.options), players=template.players, base_score=template.base_score,
-        piao_choices=list(template.piao_choices or []), hands_per_session=template.hands_per_session,
-        turn_seconds=template.turn_seconds, claim_seconds=template.claim_seconds, fee=template.fee,
-        fee_payer=template.fee_payer,
-        ruleset=rules.to_json(), practice=practice, created_by=user,
+        club=template.club, template=template, name=(name or template.name)[:60],
+        hands_per_session=template.hands_per_session, fee=template.fee, fee_payer=template.fee_payer,
+        practice=practice, created_by=user,
     )
+    table.copy_rules(template)
     return table_create(user=user, table=table, template_name=template.name)
 
 

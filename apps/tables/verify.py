@@ -19,9 +19,9 @@ from apps.engine.export import CHECK_KEYS, FORMAT, verify_document
 from apps.engine.rules import PRESETS
 
 from .chain import GENESIS_HASH
-from .models import Hand, HandStatus, Seat, Table, TableEvent
+from .models import ENDED_HAND_STATUSES, Hand, HandStatus, Seat, Table, TableEvent
 
-ENDED = (HandStatus.FINISHED, HandStatus.DISSOLVED)
+ENDED = ENDED_HAND_STATUSES
 
 
 def hand_record(hand: Hand) -> dict:

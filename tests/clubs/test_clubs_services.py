@@ -175,7 +175,7 @@ def test_template_crud_and_ruleset(make_club, make_user):
     club = make_club(owner=owner)
     fields = {**TEMPLATE_FIELDS, "preset": "chenzhou", "options": {"min_huxi": 6}, "piao_choices": [1, 2]}
     template = services.template_create(club=club, by=owner, **fields)
-    rs = template.ruleset()
+    rs = template.resolve_ruleset()
     assert rs.preset == "chenzhou" and rs.min_huxi == 6 and rs.players == 3
     services.template_update(template=template, by=owner, name="改名", base_score=5)
     template.refresh_from_db()

@@ -83,7 +83,7 @@ def test_each_presets_option_fields_save_the_expected_overrides(client, world, p
     template = saved(world)
     assert template.options == expected
     assert template.piao_choices == [int(v) for v in piao.split(",") if v]
-    rules = template.ruleset()  # what the engine makes of it
+    rules = template.resolve_ruleset()  # what the engine makes of it
     for name, value in expected.items():
         assert getattr(rules, name) == value
 
@@ -97,7 +97,7 @@ def test_piao_choices_turn_piao_on_for_every_preset(client, world, preset):
     assert response.status_code == 302, response.content.decode()
     template = saved(world)
     assert template.piao_choices == [1, 2, 3]
-    rules = template.ruleset()
+    rules = template.resolve_ruleset()
     assert rules.piao is True and rules.piao_mode == "loser"
 
 

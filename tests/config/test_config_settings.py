@@ -170,7 +170,7 @@ def test_demo_data_is_idempotent():
     assert Membership.objects.filter(club=club).count() == 5
     assert RuleTemplate.objects.filter(club=club).count() == 2
     assert club.owner.check_password(DEMO_PASSWORD)
-    assert all(t.ruleset() for t in RuleTemplate.objects.filter(club=club))
+    assert all(t.resolve_ruleset() for t in RuleTemplate.objects.filter(club=club))
 
 
 @pytest.mark.django_db

@@ -43,7 +43,7 @@ BAD = [
     ("opens_after_closes", {"registration_opens_at": "late", "registration_closes_at": "early"},
      "报名开始时间必须早于截止时间"),
     ("knockout_all_advance", {"format": "knockout", "knockout_top": "3"}, "每桌晋级人数必须少于座位数 3"),
-    ("elimination_line_above_chips", {"format": "elimination", "elim_line": "1200"}, "淘汰线必须低于起始筹码"),
+    ("elimination_line_above_chips", {"format": "elimination", "elim_line": "1200"}, "淘汰线不能高于起始筹码"),
     ("min_below_table", {"min_entrants": "2"}, "至少需要 3 人才能坐满一桌"),
     ("no_template", {"template": ""}, "请选择规则模板"),
     ("forged_template", {"template": "999999"}, "请选择本俱乐部的规则模板"),

@@ -9,7 +9,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from apps.ledgers.models import Account
-from apps.matches.models import Entry, Match, MatchRound, MatchTable
+from apps.matches.models import Entrant, Match, MatchRound, MatchTable
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -28,7 +28,7 @@ def sim(*args):
     assert report["escrow"] == 0
     match = Match.objects.get()
     assert match.state == "finished"
-    ranked = list(Entry.objects.filter(match=match).order_by("rank").select_related("user"))
+    ranked = list(Entrant.objects.filter(match=match).order_by("rank").select_related("user"))
     assert [e.rank for e in ranked] == list(range(1, report["players"] + 1))
     assert report["top3"] == [str(e.user) for e in ranked[:3]]
     assert report["tables"] == MatchTable.objects.filter(match=match).count()

@@ -7,7 +7,7 @@ import hashlib
 import pytest
 
 from apps.matches import seating
-from apps.matches.models import Entry, MatchRound, MatchTable
+from apps.matches.models import Entrant, MatchRound, MatchTable
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -27,7 +27,7 @@ def _finished_checks(match, club, players, mh, *, fee=100):
     match.escrow.refresh_from_db()
     assert match.escrow.closed
     assert mh.audit_clean() == {}
-    ranked = list(Entry.objects.filter(match=match, rank__isnull=False).order_by("rank"))
+    ranked = list(Entrant.objects.filter(match=match, rank__isnull=False).order_by("rank"))
     assert [e.rank for e in ranked] == list(range(1, len(ranked) + 1))
     pool = fee * len(ranked)
     assert sum(e.prize for e in ranked) == pool
@@ -86,7 +86,7 @@ def test_fixed_13_players_byes(match_club, make_match, mh):
     assert rounds[0].byes != rounds[1].byes  # nobody gets a second bye while others had none
     from apps.matches import formats
     bye_user = rounds[0].byes[0]
-    entry = Entry.objects.get(match=match, user_id=bye_user)
+    entry = Entrant.objects.get(match=match, user_id=bye_user)
     assert entry.byes == 1 and entry.match_points >= formats.bye_points([4, 2, 0], 3)
     _finished_checks(match, club, players, mh)
 

@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from apps.clubs.models import AuditLog
 from apps.matches import selectors, services
-from apps.matches.models import Entry, MatchRound, MatchTable
+from apps.matches.models import Entrant, MatchRound, MatchTable
 from apps.tables.models import Seat
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -63,7 +63,7 @@ def test_no_show_is_played_by_tuoguan_and_withdrawn_after_two_rounds(match_club,
     ghost = players[4]
     mh.drive(match, absent=[ghost])
     assert match.state == "finished"
-    entry = Entry.objects.get(match=match, user=ghost)
+    entry = Entrant.objects.get(match=match, user=ghost)
     assert entry.status == "withdrawn" and entry.absent_rounds == 2 and entry.out_round == 2
     assert entry.rank == 9  # behind everyone still playing
     r3 = MatchRound.objects.get(match=match, number=3)
@@ -87,12 +87,12 @@ def test_withdraw_while_running_tuoguan_finishes_his_table(match_club, make_matc
     mh.register_all(match, players)
     mh.start(match)
     quitter = players[0]
-    table_id = Entry.objects.get(match=match, user=quitter).current_table_id
+    table_id = Entrant.objects.get(match=match, user=quitter).current_table_id
     services.withdraw(match=match, user=quitter)
     assert Seat.objects.get(table_id=table_id, user=quitter).tuoguan
     assert mh.balance(club, quitter) == 900  # no refund once the match runs
     mh.drive(match)
-    entry = Entry.objects.get(match=match, user=quitter)
+    entry = Entrant.objects.get(match=match, user=quitter)
     assert entry.status == "withdrawn" and entry.rank == 9
     assert quitter.pk not in MatchRound.objects.get(match=match, number=2).players
 
@@ -248,7 +248,7 @@ def test_standings_queries_do_not_grow_with_entrants(match_club, make_match, mak
             rows = selectors.standings(match=match)
             selectors.round_seatings(match=match)
         counts.append(len(ctx.captured_queries))
-        assert len(rows) == match.entries.count()
+        assert len(rows) == match.entrants.count()
         assert [r.rank for r in rows] == list(range(1, len(rows) + 1))
     assert counts[0] == counts[1], counts
     mh.drive(small)
@@ -270,7 +270,7 @@ def test_fixed_prizes_and_the_club_account(match_club, make_match, mh, amounts, 
     mh.start(match)
     house_before = Account.objects.get(club=club, kind="club").balance
     mh.drive(match)
-    ranked = list(Entry.objects.filter(match=match).order_by("rank"))
+    ranked = list(Entrant.objects.filter(match=match).order_by("rank"))
     assert [e.prize for e in ranked[: len(amounts)]] == amounts
     assert Account.objects.get(club=club, kind="club").balance - house_before == house
     key = f"match:{match.pk}:house-out" if house > 0 else f"match:{match.pk}:house-in"
@@ -296,7 +296,7 @@ def test_cancel_while_running_dissolves_tables_and_refunds(match_club, make_matc
     assert set(Table.objects.filter(pk__in=table_ids).values_list("status", flat=True)) == {"dissolved"}
     assert all(mh.balance(club, u) == 1000 for u in players)
     assert mh.escrow_balance(match) == 0 and mh.audit_clean() == {}
-    assert set(Entry.objects.filter(match=match).values_list("status", flat=True)) == {"cancelled"}
+    assert set(Entrant.objects.filter(match=match).values_list("status", flat=True)) == {"cancelled"}
 
 
 def test_humans_hands_start_by_themselves(match_club, make_match, mh):

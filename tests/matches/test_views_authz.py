@@ -16,7 +16,7 @@ from django.utils import timezone
 from test_views_world import ROLES, build_world, form_data
 
 from apps.clubs.models import AuditLog
-from apps.matches.models import Entry, Match, MatchState, NeverTogether
+from apps.matches.models import Entrant, Match, MatchState, NeverTogether
 
 
 @pytest.fixture
@@ -97,7 +97,7 @@ def test_view_matrix(client, world, name, method, url, data, role, expected):
 STATE = {
     "create": lambda w: Match.objects.filter(club=w.club, name="新比赛").exists(),
     "edit": lambda w: Match.objects.get(pk=w.draft.pk).name == "改过的名字",
-    "register": lambda w: Entry.objects.filter(match=w.match).exists(),
+    "register": lambda w: Entrant.objects.filter(match=w.match).exists(),
     "cancel": lambda w: Match.objects.get(pk=w.match.pk).state == MatchState.CANCELLED,
     "never_add": lambda w: NeverTogether.objects.filter(club=w.club).exists(),
 }
@@ -158,7 +158,7 @@ def test_other_clubs_match_is_404_for_this_clubs_owner(client, world, name):
     assert response.status_code == 404
     other = Match.objects.get(pk=world.other_match.pk)
     assert other.state == MatchState.REGISTERING
-    assert not Entry.objects.filter(match=other).exists()
+    assert not Entrant.objects.filter(match=other).exists()
     assert not NeverTogether.objects.exists()
 
 
@@ -210,7 +210,7 @@ def test_staff_sees_the_match_but_cannot_register(client, world):
     client.force_login(world.staff)
     assert client.get(reverse("matches:detail", args=[world.match.pk])).status_code == 200
     assert client.post(reverse("matches:register", args=[world.match.pk])).status_code == 403
-    assert not Entry.objects.filter(match=world.match, user=world.staff).exists()
+    assert not Entrant.objects.filter(match=world.match, user=world.staff).exists()
 
 
 # --- the standings endpoint: a constant number of queries --------------------------------------------

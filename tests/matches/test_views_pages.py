@@ -12,7 +12,7 @@ from test_views_world import build_world, fund, match_fields
 from apps.clubs.models import AuditLog
 from apps.ledgers.models import Account
 from apps.matches import services
-from apps.matches.models import Entry, EntryStatus, Match, MatchState
+from apps.matches.models import Entrant, EntrantStatus, Match, MatchState
 
 
 @pytest.fixture
@@ -84,7 +84,7 @@ def test_register_pays_the_fee_once_and_twice_is_refused(client, world):
     assert balance(world.club, world.member) == 400
     response = client.post(url, follow=True)
     assert "你已经报名了本比赛" in messages_of(response)
-    assert Entry.objects.filter(match=world.match, user=world.member).count() == 1
+    assert Entrant.objects.filter(match=world.match, user=world.member).count() == 1
     assert balance(world.club, world.member) == 400
     html = page(client, world.member, world.match)
     assert 'id="btn-withdraw"' in html and 'id="btn-register"' not in html and "已报名" in html
@@ -100,7 +100,7 @@ def test_register_without_the_points_says_so(client, world, make_user):
     assert "积分不足：报名费 100 分，你只有 30 分" in html and 'id="btn-register"' not in html
     response = client.post(reverse("matches:register", args=[world.match.pk]), follow=True)
     assert "积分不足" in messages_of(response)
-    assert not Entry.objects.filter(match=world.match, user=poor).exists()
+    assert not Entrant.objects.filter(match=world.match, user=poor).exists()
     assert balance(world.club, poor) == 30
 
 
@@ -119,7 +119,7 @@ def test_check_in_only_in_its_window(client, world):
     html = page(client, world.member, world.match)
     assert 'id="btn-check-in"' not in html and "签到于" in html
     response = client.post(reverse("matches:check_in", args=[world.match.pk]), follow=True)
-    assert "现在不能签到" in messages_of(response)
+    assert "签到于" in messages_of(response)  # the same refusal as the page: when it opens
     soon = services.match_create(club=world.club, by=world.owner,
                                  **match_fields(world.template, name="马上开", entry_fee=0,
                                                 starts_at=timezone.now() + timedelta(minutes=5)))
@@ -127,7 +127,7 @@ def test_check_in_only_in_its_window(client, world):
     assert 'id="btn-check-in"' in page(client, world.member, soon)
     response = client.post(reverse("matches:check_in", args=[soon.pk]), follow=True)
     assert "签到成功" in messages_of(response)
-    assert Entry.objects.get(match=soon, user=world.member).status == EntryStatus.CHECKED_IN
+    assert Entrant.objects.get(match=soon, user=world.member).status == EntrantStatus.CHECKED_IN
 
 
 def test_waitlist_beyond_the_maximum(client, world):
@@ -156,7 +156,7 @@ def test_match_page_prints_rules_format_tie_breaks_prizes(client, world):
     html = page(client, world.member2, world.match)
     assert "定局积分" in html and "共 3 轮，每轮 2 局" in html and "4/2/0" in html
     assert "比赛分 → 游戏分 → 单局最高分 → 报名先后" in html
-    assert "全名堂，每桌 3 人" in html and "15 胡息起胡" in html
+    assert "全名堂，3人" in html and "15胡息起胡" in html and "吃碰胡选择15秒" in html
     assert 'data-countdown="' in html
     # 3 entrants x 100 = pool 300 → 50/30/20 %
     assert '<span class="amount">150</span>' in html and '<span class="amount">90</span>' in html
@@ -188,7 +188,7 @@ def _running(world, users):
 def test_running_match_shows_standings_seatings_seed_and_my_table(client, world):
     players = [world.owner, world.admin, world.member]
     match = _running(world, players)
-    entry = Entry.objects.get(match=match, user=world.member)
+    entry = Entrant.objects.get(match=match, user=world.member)
     table_url = reverse("tables:detail", args=[entry.current_table_id])
     html = page(client, world.member, match)
     assert 'id="my-table-prompt"' in html and table_url in html and "你被安排在第1桌" in html
@@ -341,7 +341,7 @@ def test_manual_reseat_from_the_console_moves_a_player_and_is_audited(client, ma
     assert "已调到第2桌" in messages_of(response)
     tables = list(MatchTable.objects.filter(match=match, round__number=2).order_by("number"))
     assert mover in tables[1].seats and last in tables[0].seats
-    assert Entry.objects.get(match=match, user_id=mover).current_table_id == tables[1].table_id
+    assert Entrant.objects.get(match=match, user_id=mover).current_table_id == tables[1].table_id
     log = AuditLog.objects.get(club=club, action="match.reseat")
     assert log.actor == owner and log.target_user_id == mover
     # the match page marks the round as re-seated

@@ -8,8 +8,7 @@ import random
 import pytest
 from tables_helpers import play_hand_via_services, ready_all
 
-from apps.clubs.models import AuditLog, Membership
-from apps.engine.rules import resolve_ruleset
+from apps.clubs.models import AuditLog, Membership, RuleTemplate
 from apps.tables import arranged, dissolve, rematch, services
 from apps.tables.context import TableError
 from apps.tables.models import Seat, Table
@@ -170,8 +169,7 @@ def test_a_player_no_longer_in_the_club_is_refused(client, players, ended):
 
 @pytest.mark.django_db
 def test_a_match_table_cannot_be_played_again(client, club, players):
-    rules = arranged.Rules(preset="full", options={}, players=3, base_score=1, piao_choices=[], turn_seconds=15,
-                           ruleset=resolve_ruleset("full", {}, players=3).to_json())
+    rules = RuleTemplate(club=club, name="比赛", preset="full", players=3)
     table = arranged.arranged_open(club=club, users=players, rules=rules, hands=1, name="比赛桌", hold=True)
     Table.objects.filter(pk=table.pk).update(status="finished", stage="over", hands_played=1)
     assert_refused(post(client, players[0], table.pk, **JSON), 409, "match_table", "比赛牌桌")

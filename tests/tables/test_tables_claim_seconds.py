@@ -12,7 +12,6 @@ from django.utils import timezone
 from tables_helpers import current, ready_all
 
 from apps.clubs.models import RuleTemplate
-from apps.engine.rules import resolve_ruleset
 from apps.tables import arranged, engine_io, play, services, session
 from apps.tables.models import PIAO_SECONDS, Seat, Table
 from apps.tables.outbox import view_seq
@@ -90,13 +89,11 @@ def test_piao_window_and_bot_deadlines_in_the_state(players, make_template, froz
 
 @pytest.mark.django_db
 def test_arranged_tables_take_the_rules_claim_seconds(club, players):
-    rules = arranged.Rules(preset="full", options={}, players=3, base_score=1, piao_choices=[], turn_seconds=15,
-                           ruleset=resolve_ruleset("full", {}, players=3).to_json())
-    assert rules.claim_seconds == 15  # a match has no claim time of its own
+    rules = RuleTemplate(club=club, name="排好", preset="full", players=3)
     table = arranged.arranged_open(club=club, users=players, rules=rules, hands=1, name="排好的桌", hold=True)
-    assert table.claim_seconds == 15
-    quick = arranged.arranged_open(club=club, users=players, rules=arranged.Rules(**{**rules.__dict__,
-                                   "claim_seconds": 7}), hands=1, name="快桌", hold=True)
+    assert table.claim_seconds == 15 and table.arranged
+    rules.claim_seconds = 7
+    quick = arranged.arranged_open(club=club, users=players, rules=rules, hands=1, name="快桌", hold=True)
     assert Table.objects.get(pk=quick.pk).claim_seconds == 7
 
 

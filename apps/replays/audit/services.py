@@ -16,7 +16,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from apps.accounts.selectors import shared_address_pairs
-from apps.clubs import selectors as club_selectors
+from apps.clubs import access
 from apps.clubs import services as club_services
 from apps.clubs.models import Membership
 from apps.ledgers.services import adjustment_create
@@ -246,13 +246,6 @@ def dispute_create(*, user, hand: Hand, reason: str) -> Dispute:
     return dispute
 
 
-def _manager(*, club, by) -> Membership:
-    membership = club_selectors.membership_for(user=by, club=club)
-    if not club_selectors.can_manage_members(membership):
-        raise PermissionDenied(_("Only the club's owner and admins handle disputes."))
-    return membership
-
-
 def _locked(dispute: Dispute, club) -> Dispute:
     locked = Dispute.objects.select_for_update().filter(pk=dispute.pk, club=club).first()
     if locked is None:
@@ -263,7 +256,7 @@ def _locked(dispute: Dispute, club) -> Dispute:
 def dispute_review(*, dispute: Dispute, by) -> Dispute:
     """open → reviewing, by an owner/admin."""
     club = dispute.club
-    _manager(club=club, by=by)
+    access.require_manager(club=club, user=by)
     with transaction.atomic():
         dispute = _locked(dispute, club)
         if dispute.status != DisputeStatus.OPEN:
@@ -280,7 +273,7 @@ def dispute_resolve(*, dispute: Dispute, by, outcome: str, member_id: int | None
     """open/reviewing → resolved with an outcome; optionally one correcting 上分/下分 (ledger key
     ``dispute:<id>``, so it is posted at most once) to a player of the hand."""
     club = dispute.club
-    _manager(club=club, by=by)
+    access.require_manager(club=club, user=by)
     outcome = _clean_text(outcome, empty_message=_("Write the outcome the player will see."))
     if (member_id is None) != (amount is None):
         raise ValidationError(_("An adjustment needs both a player and an amount."))

@@ -20,9 +20,10 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from apps.clubs import selectors as club_selectors
+from apps.clubs import access
 from apps.clubs import services as club_services
-from apps.clubs.views import club_access, flash_error
+from apps.clubs.access import club_access
+from apps.clubs.views import flash_error
 from apps.tables.models import Hand
 
 from . import selectors, services
@@ -34,7 +35,7 @@ AUDIT_EXPORT = "audit.collusion_export"
 
 def _auditor(request: HttpRequest, club_id: int):
     club, membership = club_access(request, club_id)
-    if not club_selectors.can_view_audit(membership, request.user):
+    if not access.can_view_audit(membership, request.user):
         raise PermissionDenied
     return club, membership
 
@@ -177,7 +178,7 @@ def my_disputes(request: HttpRequest) -> HttpResponse:
 def _queue_access(request: HttpRequest, club_id: int):
     """Owner/admins (who act) and staff (who may look); members 403, others 404."""
     club, membership = club_access(request, club_id)
-    can_act = club_selectors.can_manage_members(membership)
+    can_act = access.is_manager(membership)
     if not (can_act or request.user.is_staff):
         raise PermissionDenied
     return club, membership, can_act

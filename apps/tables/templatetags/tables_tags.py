@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from django import template
 
+from apps.clubs.access import is_manager
 from apps.clubs.models import RuleTemplate
-from apps.clubs.selectors import can_manage_tables, membership_for
+from apps.clubs.selectors import membership_for
 
 from ..selectors import club_tables as select_club_tables
 
@@ -28,5 +29,5 @@ def club_tables(context, club) -> dict:
         "closed": tables["closed"],
         "templates": list(RuleTemplate.objects.filter(club=club)),
         "can_play": membership is not None,
-        "can_manage": can_manage_tables(membership),
+        "can_manage": is_manager(membership),
     }

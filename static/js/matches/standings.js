@@ -43,7 +43,7 @@ export function renderRows(body, rows, meId, finished = false) {
         { class: [r.user_id === meId ? "me" : "", `row-${r.state}`].join(" ").trim(), "data-user": r.user_id },
         el("td", { class: "num rank" }, r.rank),
         el("td", { class: "name" }, r.name, r.user_id === meId ? el("small", { class: "muted" }, ` (${t.you})`) : ""),
-        el("td", { class: "num mp" }, cfg.format === "elimination" ? r.chips : r.match_points),
+        el("td", { class: "num mp" }, cfg.usesChips ? r.chips : r.match_points),
         el("td", { class: "num gp" }, r.game_points),
         el("td", { class: "num bh" }, r.best_hand),
         el("td", { class: "tbl" }, tableCell(r)),

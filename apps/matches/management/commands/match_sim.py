@@ -221,14 +221,14 @@ class Sim:
 
     def check(self, match, club, bots) -> None:
         from apps.ledgers.models import Account
-        from apps.matches.models import Entry, MatchTable
+        from apps.matches.models import Entrant, MatchTable
 
         if match.state != "finished":
             self.error(f"the match ended {match.state}, not finished")
             return
         if MatchTable.objects.filter(match=match, results__isnull=True).exists():
             self.error("a match table was never recorded")
-        entries = list(Entry.objects.filter(match=match))
+        entries = list(Entrant.objects.filter(match=match))
         ranks = sorted(e.rank for e in entries if e.rank is not None)
         if ranks != list(range(1, len(entries) + 1)):
             self.error(f"ranks are not 1..{len(entries)}: {ranks[:10]}...")
@@ -243,11 +243,11 @@ class Sim:
 
     def report(self, match, club, bots, seconds):
         from apps.ledgers import audit
-        from apps.matches.models import Entry, MatchRound, MatchTable
+        from apps.matches.models import Entrant, MatchRound, MatchTable
         from apps.tables.models import Hand, HandStatus
 
         problems = {k: v for k, v in audit.run_all().items() if v}
-        top = (Entry.objects.filter(match=match, rank__isnull=False).order_by("rank")
+        top = (Entrant.objects.filter(match=match, rank__isnull=False).order_by("rank")
                .select_related("user")[:3])
         escrow = self.escrow(match)
         if escrow != 0:

@@ -1,4 +1,4 @@
-"""Match formats as pure arithmetic: match points, standings, elimination, knockout, byes, prizes.
+"""The arithmetic the match formats share: match points, standings, elimination, knockout, byes, prizes.
 
 No Django here (import-linter contract): the services feed plain numbers and rows in and store what
 comes out, so every rule below is unit- and property-tested without a database.
