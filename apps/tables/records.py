@@ -1,10 +1,8 @@
-"""A table's ended hands as ``paohuzi-hand/1`` document parts (apps/engine/EXPORT.md), and their
-check by the engine's standalone verifier (``apps.engine.export.verify_document``).
+"""A table's hands as engine records (ENGINE_CLI.md "replay") and its ended hands as
+``paohuzi-hand/1`` document parts (apps/engine/EXPORT.md).
 
-One verifier: the engine checks the commitment, the deal, the replay of every logged action, the
-hash chain and the settlement; ``apps.replays`` adds the ledger part to the same document (tables
-never imports ledgers) and the database facts a document cannot show. ``verify_table_hands`` is
-what the load test and the crash tests need: None per hand that checks out, else its first problem.
+``apps.replays`` adds the ledger part to the same document (tables never imports ledgers);
+``apps.tables.verify`` checks these documents with the engine's standalone verifier.
 """
 
 from __future__ import annotations
@@ -15,7 +13,7 @@ from django.contrib.auth import get_user_model
 from django.db.models import Max, Min
 
 from apps.engine import __version__ as ENGINE_VERSION
-from apps.engine.export import CHECK_KEYS, FORMAT, verify_document
+from apps.engine.export import FORMAT
 from apps.engine.rules import PRESETS
 
 from .chain import GENESIS_HASH
@@ -139,22 +137,3 @@ def document(table: Table, hands: list[Hand], *, scope: str) -> dict:
         "other_events": [event_part(e) for e in other],
     }
 
-
-# ---- checks for the load test and the crash tests ------------------------------------------------
-
-TABLE_KEYS = tuple(k for k in CHECK_KEYS if k != "ledger")  # the ledger part is apps.replays'
-
-
-def verify_hand(hand: Hand) -> str | None:
-    """None when the hand checks out (everything but the ledger); else its first problem."""
-    if hand.status not in ENDED:
-        return "the hand has not ended"
-    doc = document(hand.table, [hand], scope="hand")
-    for check in verify_document(doc, keys=TABLE_KEYS):
-        if not check["ok"]:
-            return f"{check['key']}: {check['detail']}"
-    return None
-
-
-def verify_table_hands(table_id: int) -> list[str | None]:
-    return [verify_hand(h) for h in Hand.objects.filter(table_id=table_id).select_related("table")]

@@ -10,8 +10,8 @@ from apps.tables import engine_io, hand_cache, play, transitions
 from apps.tables.context import TableError
 from apps.tables.models import Table
 from apps.tables.outbox import view_seq
-from apps.tables.records import verify_table_hands
 from apps.tables.selectors import table_snapshot
+from apps.tables.verify import verify_table_hands
 
 
 def _move(eh):

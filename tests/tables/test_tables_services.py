@@ -83,7 +83,7 @@ def test_practice_table_bots_play_to_the_human(players, template):
 
 @pytest.mark.django_db
 def test_finished_hands_verify_by_replay(full_table, players):
-    from apps.tables.records import verify_table_hands
+    from apps.tables.verify import verify_table_hands
 
     ready_all(full_table.pk, players)
     play_hand_via_services(full_table.pk, players)

@@ -26,7 +26,7 @@ from django.db import OperationalError, connection
 
 from apps.clubs.models import Club, Membership, RuleTemplate
 from apps.tables import services
-from apps.tables.records import verify_table_hands
+from apps.tables.verify import verify_table_hands
 from apps.tables.wsclient import WebSocket
 
 

@@ -25,7 +25,7 @@ from django.db import connection
 
 from apps.clubs.models import Club, Membership, RuleTemplate
 from apps.tables import consumers, play, services
-from apps.tables.records import verify_table_hands
+from apps.tables.verify import verify_table_hands
 
 
 def open_socket(*, user, table_id):
