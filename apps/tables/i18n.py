@@ -2,32 +2,18 @@
 
 from __future__ import annotations
 
-from functools import cache
-
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
-
-@cache
-def mingtang_chinese() -> dict[str, str]:
-    """名堂 / bonus names (snake-case pinyin, as in results) -> the Chinese word players use."""
-    from apps.engine import mingtang
-
-    names: dict[str, str] = {}
-    for value in vars(mingtang).values():
-        rows = value if isinstance(value, list | tuple) else (value.values() if isinstance(value, dict) else ())
-        for row in rows:
-            for item in row if isinstance(row, list | tuple) else (row,):
-                name, chinese = getattr(item, "name", None), getattr(item, "chinese", None)
-                if isinstance(name, str) and isinstance(chinese, str):
-                    names.setdefault(name, chinese)
-    return names
+from apps.engine.mingtang import CHINESE_NAMES
 
 
 def mingtang_labels() -> dict[str, str]:
+    """名堂 and bonus names -> what the viewer reads: the engine's Chinese words, or in another
+    language the pinyin ("hong_hu" -> "Hong Hu")."""
     if (get_language() or "zh-hans").startswith("zh"):
-        return dict(mingtang_chinese())
-    return {name: name.replace("_", " ").title() for name in mingtang_chinese()}
+        return dict(CHINESE_NAMES)
+    return {name: name.replace("_", " ").title() for name in CHINESE_NAMES}
 
 
 def table_strings() -> dict:
