@@ -209,7 +209,7 @@ RESULT=$(tail -1 "$CLUSTER_DIR/loadtest.out")
 echo "$RESULT"
 # Settlement is the worker's: wait (at most 90 s) until every finished hand has its transaction.
 for _ in $(seq 90); do
-    LEFT=$("$PY" manage.py shell -v 0 -c "from apps.ledgers.audit import hands_without_settlement; print(hands_without_settlement()[0])")
+    LEFT=$("$PY" manage.py shell -v 0 -c "from apps.ledgers.invariants import hands_without_settlement; print(hands_without_settlement()[0])")
     [ "$LEFT" = 0 ] && break
     sleep 1
 done

@@ -195,6 +195,19 @@ BONUSES: dict[str, tuple[Bonus, ...]] = {
 }
 
 
+def _chinese_names() -> dict[str, str]:
+    """Each 名堂 and bonus name (snake-case pinyin, as in results) -> the Chinese word players use,
+    read off the rows. A name has the word of its first row in FAMILIES, COMMON, BONUSES order: so
+    luzhou's short 红 / 乌 show as 红胡 / 乌胡, the words of every other family."""
+    names: dict[str, str] = {}
+    for row in [*(r for rows in FAMILIES.values() for r in rows), *COMMON,
+                *(b for rows in BONUSES.values() for b in rows)]:
+        names.setdefault(row.name, row.chinese)
+    return names
+
+
+CHINESE_NAMES = _chinese_names()
+
 def _count_from(count: str) -> int:
     """The least value of ``count`` ("big", "small") any row looks at (rows built with ``_at_least``;
     no other row looks at it: tests check every family)."""

@@ -179,10 +179,6 @@ class LeaderboardRow(models.Model):
             models.UniqueConstraint(fields=["club", "period", "user"], name="ledgers_leaderboard_unique"),
         ]
 
-    @property
-    def win_rate(self) -> float:
-        return self.wins / self.hands if self.hands else 0.0
-
 
 class LeaderboardBuild(models.Model):
     """One row per club: the lock that serialises its rebuilds and the time of the last one."""

@@ -16,8 +16,8 @@ from django.db.models import QuerySet
 from apps.engine import timeline
 from apps.tables.models import Hand, Seat, Table, TableEvent
 from apps.tables.presenters import hand_fees
+from apps.tables.records import record_from_rows
 from apps.tables.summary import session_summary
-from apps.tables.verify import record_from_rows
 
 from .access import ENDED, MANAGER, ReplayAccess, club_role
 from .models import ShareCode

@@ -30,7 +30,7 @@ from apps.engine.chain import GENESIS_HASH
 from apps.engine.export import BadDocument, verify_document
 from apps.engine.rules import RuleSet
 from apps.tables.models import Hand, HandStatus, Table, TableEvent
-from apps.tables.verify import ENDED
+from apps.tables.records import ENDED
 
 from .export import hand_document, session_document
 

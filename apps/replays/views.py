@@ -36,11 +36,11 @@ def replay_strings() -> dict:
         "deal": _("Deal"), "drawCard": _("Draw"), "show": _("Shown"), "naturalWin": _("Natural win"),
         "huang": _("Draw (huang zhuang)"), "step": _("Move"), "start": _("Start"), "end": _("End"),
         "prev": _("Back"), "next": _("Forward"), "play": _("Play"), "pause": _("Pause"),
-        "claimWindow": _("Claim window"), "claimOn": _("On {card} from {name} ({source})"),
+        "claimWindow": _("Claim window"), "claimOn": _("On %(card)s from %(name)s (%(source)s)"),
         "couldDo": _("could"), "waiting": _("deciding"), "notAsked": _("not asked"),
         "declinedHu": _("Declined a win"), "chose": _("chose"), "noClaim": _("No claim window open"),
         "closedWindow": _("Just decided"), "dissolvedHand": _("This hand was dissolved before its end"),
-        "handOf": _("{name}'s hand"), "moveCount": _("Move {k} of {n}"), "sourceSelf": _("own card"),
+        "moveCount": _("Move %(k)s of %(n)s"),
         "handSize": _("cards in hand"),
     }
 

@@ -2,32 +2,18 @@
 
 from __future__ import annotations
 
-from functools import cache
-
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
-
-@cache
-def mingtang_chinese() -> dict[str, str]:
-    """名堂 / bonus names (snake-case pinyin, as in results) -> the Chinese word players use."""
-    from apps.engine import mingtang
-
-    names: dict[str, str] = {}
-    for value in vars(mingtang).values():
-        rows = value if isinstance(value, list | tuple) else (value.values() if isinstance(value, dict) else ())
-        for row in rows:
-            for item in row if isinstance(row, list | tuple) else (row,):
-                name, chinese = getattr(item, "name", None), getattr(item, "chinese", None)
-                if isinstance(name, str) and isinstance(chinese, str):
-                    names.setdefault(name, chinese)
-    return names
+from apps.engine.mingtang import CHINESE_NAMES
 
 
 def mingtang_labels() -> dict[str, str]:
+    """名堂 and bonus names -> what the viewer reads: the engine's Chinese words, or in another
+    language the pinyin ("hong_hu" -> "Hong Hu")."""
     if (get_language() or "zh-hans").startswith("zh"):
-        return dict(mingtang_chinese())
-    return {name: name.replace("_", " ").title() for name in mingtang_chinese()}
+        return dict(CHINESE_NAMES)
+    return {name: name.replace("_", " ").title() for name in CHINESE_NAMES}
 
 
 def table_strings() -> dict:
@@ -48,10 +34,10 @@ def table_strings() -> dict:
         "cancelTuoguan": _("Stop auto-play"), "ready": _("Ready"), "readyDone": _("Ready ✓"),
         "nextHand": _("Next hand"), "waitingPlayers": _("Waiting for players"), "join": _("Take a seat"),
         "leave": _("Leave seat"), "addBot": _("Add a bot"), "emptySeat": _("Empty seat"), "botName": _("Bot %(n)s"),
-        "you": _("You"), "yourTurn": _("Your turn: discard a card"), "turnOf": _("{name} to discard"),
+        "you": _("You"), "yourTurn": _("Your turn: discard a card"), "turnOf": _("%(name)s to discard"),
         "claimsOpen": _("Waiting for claims"), "yourChoice": _("Your choice"), "chooseChi": _("Choose a chi"),
         "cancel": _("Cancel"), "choosePiao": _("Choose piao"), "piaoWaiting": _("Waiting for piao choices"),
-        "dissolve": _("Dissolve"), "dissolveAsk": _("{name} asks to dissolve the table"),
+        "dissolve": _("Dissolve"), "dissolveAsk": _("%(name)s asks to dissolve the table"),
         "agree": _("Agree"), "refuse": _("Refuse"), "dissolveTable": _("Dissolve table"),
         "dissolved": _("The table was dissolved"), "finished": _("Session over"),
         "summary": _("Session results"), "settlement": _("Hand result"), "winner": _("Winner"),

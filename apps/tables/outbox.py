@@ -36,7 +36,6 @@ from .summary import session_summary
 log = logging.getLogger(__name__)
 
 SPECTATOR = "spectator"
-PUBLIC = "public"  # every viewer sees the payload as is
 
 
 @dataclass

@@ -39,7 +39,7 @@ def table_detail(request: HttpRequest, table_id: int) -> HttpResponse:
     }
     # Replays of the table's ended hands (apps/replays, by URL name: tables never imports it).
     hands_url = reverse("replays:table_hands", args=[table.pk])
-    config.update(handsUrl=hands_url, replayUrl=hands_url + "{number}/", handsLabel=gettext("All hands"))
+    config.update(handsUrl=hands_url, replayUrl=hands_url + "%(number)s/", handsLabel=gettext("All hands"))
     rules_lines = describe_table(table)  # the table's own snapshot of rules, in words
     return render(request, "tables/table.html", {"table": table, "config": config, "strings": table_strings(),
                                                  "rules_lines": rules_lines})

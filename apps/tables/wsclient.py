@@ -1,6 +1,10 @@
 """A minimal asyncio WebSocket client (RFC 6455, text frames only) for the load tool.
 
-The project's dependencies have no WebSocket client library; this is enough to drive tables.
+The load tool is part of the installed app (``manage.py loadtest``) and runs with the runtime
+dependencies only: ``websockets`` is pinned in the dev extra alone (uvicorn's WebSocket protocol for
+the serving-layer benchmark), and the one client library at runtime is autobahn's, which Daphne
+brings in (no dependency of ours) and which is driven through a protocol class of callbacks. The
+handshake and text frames below are all the load tool's await-style loop needs.
 """
 
 from __future__ import annotations

@@ -141,3 +141,14 @@ def test_s9_fan_key_thresholds_come_from_the_rows(monkeypatch) -> None:
     row = mingtang.Mingtang("test_big", "测", mingtang._at_least("big", 15), lambda ctx: 1)
     monkeypatch.setitem(mingtang.FAMILIES, "full", mingtang.FULL + (row,))
     assert mingtang._count_from("big") == 15 and mingtang._count_from("small") == 16
+
+
+def test_s9_2_every_row_has_its_chinese_name_once() -> None:
+    """The Chinese names the platform shows come from the rows (one table, no second copy)."""
+    from apps.engine.mingtang import BONUSES, CHINESE_NAMES, COMMON, FAMILIES
+
+    rows = [*(r for rows in FAMILIES.values() for r in rows), *COMMON, *(b for rows in BONUSES.values() for b in rows)]
+    assert set(CHINESE_NAMES) == {r.name for r in rows}
+    assert all(CHINESE_NAMES[r.name] == r.chinese for r in rows if r not in FAMILIES["luzhou"])
+    assert CHINESE_NAMES["hong_hu"] == "红胡" and CHINESE_NAMES["wu_hu"] == "乌胡"  # not luzhou's 红 / 乌
+    assert CHINESE_NAMES["kai_di_you_xi"] == "开底有喜" and CHINESE_NAMES["zi_mo"] == "自摸"

@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from apps.ledgers import audit, leaderboards, services
+from apps.ledgers import invariants, leaderboards, services
 from apps.ledgers.models import Account, Entry, LeaderboardRow, Transaction
 
 FEE = 3
@@ -141,7 +141,7 @@ def test_ledger_audit_passes_with_fees(make_finished_hand):
         services.settle_hand(hand_id=hand.pk)
         table = hand.table
     assert table is not None
-    report = audit.run_all()
+    report = invariants.run_all()
     assert all(not problems for problems in report.values()), report
 
 

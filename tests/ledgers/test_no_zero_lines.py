@@ -10,7 +10,7 @@ import random
 import pytest
 
 from apps.clubs.models import RuleTemplate
-from apps.ledgers import audit
+from apps.ledgers import invariants
 from apps.ledgers import services as ledger_services
 from apps.ledgers.models import Entry, Transaction
 from tests.tables.tables_helpers import play_hand_via_services
@@ -56,7 +56,7 @@ def _check_clean(hand):
     assert {c.key for c in checks} >= {"ledger", "settlement"}
     failed = [(c.key, c.detail) for c in checks if not c.ok]
     assert not failed, failed
-    assert not any(audit.run_all().values()), audit.run_all()
+    assert not any(invariants.run_all().values()), invariants.run_all()
 
 
 def test_piao_zero_posts_no_piao_lines_and_verifies(people, seeded, django_capture_on_commit_callbacks):

@@ -125,9 +125,9 @@ def escrow_balance(match) -> int:
 
 
 def audit_clean() -> dict:
-    from apps.ledgers import audit
+    from apps.ledgers import invariants
 
-    return {k: v for k, v in audit.run_all().items() if v}
+    return {k: v for k, v in invariants.run_all().items() if v}
 
 
 @pytest.fixture

@@ -132,7 +132,7 @@ def test_the_table_page_links_its_replays(world, client):
     config = json.loads(html.split('id="table-config" type="application/json">')[1].split("</script>")[0])
     hands_url = reverse("replays:table_hands", args=[world.table.pk])
     assert config["handsUrl"] == hands_url
-    replay = config["replayUrl"].replace("{number}", str(world.hand.number))
+    replay = config["replayUrl"] % {"number": world.hand.number}
     assert client.get(replay)["Location"] == reverse("replays:hand", args=[world.hand.pk])
 
 

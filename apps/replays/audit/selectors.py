@@ -321,10 +321,6 @@ def user_disputes(*, user) -> QuerySet[Dispute]:
     return Dispute.objects.filter(filed_by=user).select_related("club", "hand", "hand__table", "adjustment_user")
 
 
-def open_dispute_count(*, club) -> int:
-    return Dispute.objects.filter(club=club).exclude(status=DisputeStatus.RESOLVED).count()
-
-
 def hand_ledger_lines(*, hand_ids) -> dict[int, list[Entry]]:
     """The ledger entries of these hands' settlements (key ``hand:<id>``), one query."""
     out: dict[int, list[Entry]] = {}

@@ -21,7 +21,7 @@ from apps.clubs import services as club_services
 from apps.clubs.models import Membership
 from apps.ledgers.services import adjustment_create
 from apps.tables.models import Hand, TableEvent
-from apps.tables.verify import hand_record
+from apps.tables.records import hand_record
 
 from .hand_signals import card_signals, flows
 from .models import Dispute, DisputeStatus, PairAddress, PairDay, PairHand, PlayerDay, ProcessedHand

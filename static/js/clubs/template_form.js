@@ -1,6 +1,8 @@
 // Rule template form: show only the chosen preset's description and options. Without this script
 // every preset's options show (each under its preset's name) and the server reads the chosen one's.
-const form = document.getElementById("rule-template-form");
+import { $ } from "../common/dom.js";
+
+const form = $("rule-template-form");
 const preset = form && form.querySelector("select[name=preset]");
 
 function sync() {

@@ -1,13 +1,13 @@
 // The leaderboard's points chart: cumulative game points per player over time, drawn by the vendored
 // uPlot (axes with dates, the values of every line under the cursor). Data: json_script "points-chart".
 import uPlot from "../../vendor/uplot-1.6.32/uPlot.esm.js";
+import { $, jsonScript } from "../common/dom.js";
 
-const root = document.getElementById("points-chart-box");
-const dataNode = document.getElementById("points-chart");
-if (root && dataNode) {
-  const data = JSON.parse(dataNode.textContent);
+const root = $("points-chart-box");
+if (root && $("points-chart")) {
+  const data = jsonScript("points-chart");
   const lang = document.documentElement.lang || "zh-hans";
-  const fmt = new Intl.DateTimeFormat(lang, { month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit" });
+  const stamp = new Intl.DateTimeFormat(lang, { month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit" });
   const day = new Intl.DateTimeFormat(lang, { month: "2-digit", day: "2-digit" });
   const clock = new Intl.DateTimeFormat(lang, { hour: "2-digit", minute: "2-digit" });
   const size = () => ({ width: Math.max(260, root.clientWidth), height: Math.min(260, Math.max(180, root.clientWidth * 0.5)) });
@@ -15,7 +15,7 @@ if (root && dataNode) {
     ...size(),
     scales: { x: { time: true } },
     series: [
-      { label: root.dataset.timeLabel, value: (u, v) => (v == null ? "—" : fmt.format(new Date(v * 1000))) },
+      { label: root.dataset.timeLabel, value: (u, v) => (v == null ? "—" : stamp.format(new Date(v * 1000))) },
       ...data.series.map((s) => ({ label: s.name, stroke: s.color, width: 2, value: (u, v) => (v == null ? "—" : String(v)) })),
     ],
     axes: [

@@ -2,54 +2,47 @@
 // table, the round, the paused banner and the "go to my table" prompt without a reload.
 // Config and strings come from json_script blobs rendered by templates/matches/detail.html.
 
-const cfg = JSON.parse(document.getElementById("match-config").textContent);
-const t = JSON.parse(document.getElementById("match-strings").textContent);
-const $ = (id) => document.getElementById(id);
+import { $, h, jsonScript } from "../common/dom.js";
+import { fmt } from "../common/text.js";
+
+const cfg = jsonScript("match-config");
+const t = jsonScript("match-strings");
 const FINAL = new Set(["finished", "cancelled"]);
 
 const app = { data: null, polls: 0, errors: 0, stopped: false };
 window.matchApp = app;
 
-function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (v === null || v === undefined || v === false) continue;
-    if (k === "class") node.className = v;
-    else node.setAttribute(k, v === true ? "" : v);
-  }
-  for (const c of children) node.append(c instanceof Node ? c : document.createTextNode(String(c ?? "")));
-  return node;
-}
-
 function statusBadge(row, finished) {
   if (finished) {
     // Final results: the prize (if any) in place of "playing".
-    return row.prize ? el("span", { class: "badge entry-prize" }, t.prize.replace("%(n)s", row.prize)) : "—";
+    return row.prize ? h("span", "badge entry-prize", fmt(t.prize, { n: row.prize })) : "—";
   }
-  return el("span", { class: `badge entry-${row.state}` }, t.status[row.state] || row.state);
+  return h("span", `badge entry-${row.state}`, t.status[row.state] || row.state);
 }
 
 function tableCell(row) {
   if (!row.table) return "—";
-  const label = t.tableNo.replace("%(n)s", row.table.number);
-  return row.table.url ? el("a", { href: row.table.url }, label) : label;
+  const label = fmt(t.tableNo, { n: row.table.number });
+  return row.table.url ? Object.assign(h("a", "", label), { href: row.table.url }) : label;
 }
 
 export function renderRows(body, rows, meId, finished = false) {
   body.replaceChildren(
-    ...rows.map((r) =>
-      el(
+    ...rows.map((r) => {
+      const tr = h(
         "tr",
-        { class: [r.user_id === meId ? "me" : "", `row-${r.state}`].join(" ").trim(), "data-user": r.user_id },
-        el("td", { class: "num rank" }, r.rank),
-        el("td", { class: "name" }, r.name, r.user_id === meId ? el("small", { class: "muted" }, ` (${t.you})`) : ""),
-        el("td", { class: "num mp" }, cfg.usesChips ? r.chips : r.match_points),
-        el("td", { class: "num gp" }, r.game_points),
-        el("td", { class: "num bh" }, r.best_hand),
-        el("td", { class: "tbl" }, tableCell(r)),
-        el("td", { class: "st" }, statusBadge(r, finished)),
-      ),
-    ),
+        [r.user_id === meId ? "me" : "", `row-${r.state}`].join(" ").trim(),
+        h("td", "num rank", r.rank),
+        h("td", "name", r.name, r.user_id === meId ? h("small", "muted", ` (${t.you})`) : ""),
+        h("td", "num mp", cfg.usesChips ? r.chips : r.match_points),
+        h("td", "num gp", r.game_points),
+        h("td", "num bh", r.best_hand),
+        h("td", "tbl", tableCell(r)),
+        h("td", "st", statusBadge(r, finished)),
+      );
+      tr.dataset.user = r.user_id;
+      return tr;
+    }),
   );
 }
 
@@ -64,7 +57,7 @@ function renderPrompt(me) {
   const link = box.querySelector("a");
   link.href = url;
   box.querySelector(".prompt-text").textContent = me.table_number
-    ? t.seatedAt.replace("%(n)s", me.table_number)
+    ? fmt(t.seatedAt, { n: me.table_number })
     : t.seated;
   box.hidden = false;
 }
@@ -85,7 +78,7 @@ function render(data) {
     round.textContent = t.states[data.state];
     round.parentElement.querySelector(".live-dot")?.remove();
   } else if (round && data.round) {
-    round.textContent = data.in_final ? t.final : t.roundOf.replace("%(n)s", data.round).replace("%(total)s", data.rounds || "?");
+    round.textContent = data.in_final ? t.final : fmt(t.roundOf, { n: data.round, total: data.rounds || "?" });
   }
   const paused = $("match-paused");
   if (paused) paused.hidden = !data.paused;

@@ -1,21 +1,21 @@
 // The replay viewer: the table page's board (board.js, cards.js, the settlement panel of panels.js)
 // drawn frame by frame from the server's frames (apps/engine/timeline.py): step both ways, jump to
 // any move, play at 0.5×–4×, keyboard ←/→/space, swipe on phones, choose the seat at the bottom.
+import { $, h, jsonScript } from "../common/dom.js";
+import { fmt } from "../common/text.js";
 import { cardEl, cardText } from "../table/cards.js";
-import { h, renderMine, renderOpponents } from "../table/board.js";
+import { renderMine, renderOpponents, sourceWord } from "../table/board.js";
 import { renderSettlement } from "../table/panels.js";
 
-const data = JSON.parse(document.getElementById("replay-data").textContent);
-const t = JSON.parse(document.getElementById("replay-strings").textContent);
-const $ = (id) => document.getElementById(id);
-const fmt = (s, vars) => s.replace(/\{(\w+)\}/g, (_, k) => vars[k] ?? "");
+const data = jsonScript("replay-data");
+const t = jsonScript("replay-strings");
 
 const frames = data.frames;
 const last = frames.length - 1;
 const constant = frames[0].view;  // preset, players, active_seats live in frame 0 only
 const seatName = (i) => {
   const s = data.seats[i];
-  return s ? (s.name || t.botName.replace("%(n)s", i + 1)) : `#${i + 1}`;
+  return s ? (s.name || fmt(t.botName, { n: i + 1 })) : `#${i + 1}`;
 };
 const seatsFor = (end) => data.seats.map((s) => ({
   index: s.index, name: seatName(s.index), user_id: s.user_id, bot: s.bot ? "bot" : "", online: true,
@@ -124,7 +124,7 @@ function windowBox(claim, title, closed) {
   const box = h("div", `claim-window${closed ? " closed" : ""}`);
   const head = h("div", "claim-head");
   head.append(h("strong", "", title), cardEl(claim.card, { size: "sm" }));
-  const source = claim.source === "self" ? t.sourceSelf : ({ draw: t.otherDraw, discard: t.discarded, reveal: t.reveal }[claim.source] || claim.source);
+  const source = sourceWord(claim.source, t);
   head.append(h("span", "muted", fmt(t.claimOn, { card: cardText(claim.card), name: seatName(claim.seat), source })));
   box.append(head);
   const rows = h("ul", "claim-seats");
@@ -174,8 +174,7 @@ function renderCenter(k) {
   const table = view.table || (claim ? { card: claim.card, seat: claim.seat, source: claim.source } : null);
   if (table && table.card) {
     shown.append(cardEl(table.card, { size: "lg", extra: "in-question" }));
-    const src = { draw: t.otherDraw, self: t.sourceSelf, discard: t.discarded, reveal: t.reveal }[table.source] || table.source;
-    shown.append(h("div", "shown-from", `${seatName(table.seat)} ${src}`));
+    shown.append(h("div", "shown-from", `${seatName(table.seat)} ${sourceWord(table.source, t)}`));
   }
   root.append(shown);
   const f = frames[k];

@@ -1,15 +1,9 @@
 // The board: every seat's box (上家 / 对家 / 下家 around the centre), the centre (stock, shown card,
 // banner, countdown ring), my seat and my hand in columns.
+import { h } from "../common/dom.js";
+import { fmt } from "../common/text.js";
 import { arrangeHand, cardEl } from "./cards.js";
 
-export function h(tag, cls = "", text = "") {
-  const el = document.createElement(tag);
-  if (cls) el.className = cls;
-  if (text !== "") el.textContent = text;
-  return el;
-}
-
-const fmt = (s, vars) => s.replace(/\{(\w+)\}/g, (_, k) => vars[k] ?? "");
 const seated = (state) => state.me !== null && state.me !== undefined;
 
 /** Seats in screen order: me first (seat 0 for a spectator), then 下家 (next) ... 上家 (previous). */
@@ -30,6 +24,12 @@ export function seatPlaces(state, t) {
   else if (n === 3) pos = ["right", "left"];
   else pos = ["right", "top", "left"];
   return order.map((index, i) => ({ index, pos: pos[i], label: label(pos[i]) }));
+}
+
+/** Where the shown card came from, in words: another seat's draw, the seat's own draw (自摸), a
+ * discard, the reveal card. */
+export function sourceWord(source, t) {
+  return { draw: t.otherDraw, self: t.selfDraw, discard: t.discarded, reveal: t.reveal }[source] || source;
 }
 
 export function secondsLeft(deadline) {
@@ -183,8 +183,7 @@ export function renderCenter(root, state, t) {
     if (view.table) {
       shown.append(cardEl(view.table.card, { size: "lg", extra: "in-question" }));
       const who = state.seats[view.table.seat];
-      const src = { draw: t.otherDraw, self: t.selfDraw, discard: t.discarded, reveal: t.reveal }[view.table.source] || view.table.source;
-      shown.append(h("div", "shown-from", `${who ? who.name : ""} ${src}`));
+      shown.append(h("div", "shown-from", `${who ? who.name : ""} ${sourceWord(view.table.source, t)}`));
     }
     mid.append(shown);
     root.append(mid);

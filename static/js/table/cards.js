@@ -149,8 +149,3 @@ export function moveCard(cols, from, at, to) {
   else next.push([card]);
   return next.filter((c) => c.length);
 }
-
-/** Kept for callers of the old name: the suggested columns with no saved arrangement. */
-export function handColumns(cards) {
-  return arrangeHand(cards, null);
-}

@@ -1,12 +1,13 @@
 // Boot the table page: config and strings come from JSON blobs rendered by the template.
+import { $, jsonScript } from "../common/dom.js";
+import { fmt } from "../common/text.js";
 import { renderCenter, renderMine, renderOpponents, saveArrangement, updateRing } from "./board.js";
 import { moveCard } from "./cards.js";
 import { renderActions, renderChiChooser, renderDissolve, renderOver, renderPiao, renderSettlement, renderWaiting } from "./panels.js";
 import { TableSocket } from "./socket.js";
 
-const cfg = JSON.parse(document.getElementById("table-config").textContent);
-const t = JSON.parse(document.getElementById("table-strings").textContent);
-const $ = (id) => document.getElementById(id);
+const cfg = jsonScript("table-config");
+const t = jsonScript("table-strings");
 
 let state = null;
 let drag = null;  // the card being dragged in my hand: render waits until it is dropped
@@ -125,7 +126,7 @@ function showError(message) {
 // Bot seats are named here, in the viewer's language (the server sends one copy per seat, not per
 // language).
 function nameBots(next) {
-  next.seats.forEach((s) => { if (!s.user_id && s.bot) s.name = t.botName.replace("%(n)s", s.index + 1); });
+  next.seats.forEach((s) => { if (!s.user_id && s.bot) s.name = fmt(t.botName, { n: s.index + 1 }); });
   (next.summary || []).forEach((r) => { if (!r.name && next.seats[r.index]) r.name = next.seats[r.index].name; });
 }
 

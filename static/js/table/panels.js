@@ -1,8 +1,8 @@
 // Panels around the board: action buttons, 吃 choices, waiting room, piao, settlement, summary, 解散.
+import { h } from "../common/dom.js";
+import { fmt } from "../common/text.js";
 import { cardEl } from "./cards.js";
-import { h, secondsLeft } from "./board.js";
-
-const fmt = (s, vars) => s.replace(/\{(\w+)\}/g, (_, k) => vars[k] ?? "");
+import { secondsLeft } from "./board.js";
 
 function button(text, cls, onClick) {
   const b = h("button", `btn ${cls}`, text);
@@ -129,7 +129,7 @@ export function renderSettlement(root, state, t, api, cfg) {
     const fact = (k, v) => facts.append(h("dt", "", k), h("dd", "", String(v)));
     fact(t.huxi, s.huxi ?? "");
     fact(t.tun, s.tun ?? "");
-    (s.mingtang || []).forEach((m) => fact(`${t.mingtang} ${(t.mingtangNames || {})[m.name] || m.chinese || m.name}`, `${m.fan} ${t.fan}`));
+    (s.mingtang || []).forEach((m) => fact(`${t.mingtang} ${t.mingtangNames[m.name] || m.name}`, `${m.fan} ${t.fan}`));
     fact(t.fan, s.fan ?? 1);
     fact(t.score, s.score ?? "");
     root.append(facts);
@@ -156,7 +156,7 @@ export function renderSettlement(root, state, t, api, cfg) {
   const mine = state.me !== null && state.me !== undefined ? state.seats[state.me] : null;
   if (!over && mine) bar.append(button(mine.ready ? t.readyDone : t.nextHand, "btn-primary act-ready", () => api.send({ type: "ready" })));
   if (over) bar.append(Object.assign(h("a", "btn", t.backToClub), { href: cfg.clubUrl }));
-  // The hand's replay (apps/replays), once it has ended: cfg.replayUrl has a {number} slot.
+  // The hand's replay (apps/replays), once it has ended: cfg.replayUrl has a %(number)s slot.
   if (cfg.replayUrl) bar.append(Object.assign(h("a", "btn act-replay", t.replay), { href: fmt(cfg.replayUrl, { number: hand.number }) }));
   root.append(bar);
   if (over && state.summary) root.append(summaryEl(state, t, api, cfg));

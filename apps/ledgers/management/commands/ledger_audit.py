@@ -2,7 +2,7 @@
 
 from django.core.management.base import BaseCommand
 
-from apps.ledgers import audit
+from apps.ledgers import invariants
 from apps.ledgers.models import Entry, Transaction
 
 
@@ -10,7 +10,7 @@ class Command(BaseCommand):
     help = "Check that transactions sum to zero, finished hands are settled once, balances match entries."
 
     def handle(self, *args, **options):
-        report = audit.run_all()
+        report = invariants.run_all()
         problems = 0
         for check, lines in report.items():
             if lines:

@@ -16,7 +16,7 @@ What it does, in the order a club would:
    absent player's; overdue deadlines are fired (``deadline_fire``: the piao phase and any stalled
    decision); ``advance`` records finished tables and seats the next round; until the match is
    finished or ``--timeout`` seconds passed;
-4. the ledger audit (``apps.ledgers.audit.run_all``) and the checks below.
+4. the ledger audit (``apps.ledgers.invariants.run_all``) and the checks below.
 
 Bots play at once (``TABLES_BOT_DELAY`` = 0 inside the command) and Celery tasks run inline in
 this process (hand settlement included), with or without ``REDIS_URL``: no worker is needed, and
@@ -242,11 +242,11 @@ class Sim:
             self.error(f"{len(wrong)} bot balances are not fee in, prize out (e.g. user {wrong[0]})")
 
     def report(self, match, club, bots, seconds):
-        from apps.ledgers import audit
+        from apps.ledgers import invariants
         from apps.matches.models import Entrant, MatchRound, MatchTable
         from apps.tables.models import Hand, HandStatus
 
-        problems = {k: v for k, v in audit.run_all().items() if v}
+        problems = {k: v for k, v in invariants.run_all().items() if v}
         top = (Entrant.objects.filter(match=match, rank__isnull=False).order_by("rank")
                .select_related("user")[:3])
         escrow = self.escrow(match)
