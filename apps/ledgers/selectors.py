@@ -7,12 +7,22 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 
 from django.db import connection
-from django.db.models import Exists, OuterRef, Q, QuerySet, Sum
+from django.db.models import Exists, Max, OuterRef, Q, QuerySet, Sum
 from django.utils import timezone
 
 from apps.clubs.models import FeePayer
 
-from .models import Account, AccountKind, Entry, EntryKind, LeaderboardRow, Period, Transaction
+from .models import (
+    ALL_TIME_DAY,
+    Account,
+    AccountKind,
+    Entry,
+    EntryKind,
+    LeaderboardBucket,
+    Period,
+    Span,
+    Transaction,
+)
 
 # The lines that are results of play (leaderboard points, the points chart); fees and
 # adjustments move balances but are not game points.
@@ -111,12 +121,100 @@ def period_start(period: str, now: datetime | None = None) -> datetime | None:
     return None
 
 
-def leaderboard(*, club, period: str) -> QuerySet[LeaderboardRow]:
-    return LeaderboardRow.objects.filter(club=club, period=period).select_related("user").order_by("rank")
+@dataclass
+class BoardRow:
+    """One line of a period's leaderboard (summed from the member's buckets)."""
+
+    rank: int
+    user_id: int
+    name: str
+    points: int
+    hands: int
+    wins: int
+    best_hand: int
+    best_huxi: int
+
+    @property
+    def win_rate(self) -> float:
+        return self.wins / self.hands if self.hands else 0.0
 
 
-def score_series(*, club, user_ids: list[int], since: datetime | None = None) -> dict[int, list[tuple]]:
-    """Cumulative game points (score + piao, no fees) per user: {user_id: [(created_at, running_total)]}."""
+def _period_buckets(*, club, period: str, now: datetime | None = None) -> QuerySet[LeaderboardBucket]:
+    """The buckets a period's board sums: today's day bucket, this week's day buckets (at most 7),
+    this month's bucket, the all-time bucket; one (club, span, day) index range each."""
+    today = timezone.localdate(now or timezone.now())
+    qs = LeaderboardBucket.objects.filter(club=club)
+    if period == Period.TODAY:
+        return qs.filter(span=Span.DAY, day=today)
+    if period == Period.WEEK:
+        return qs.filter(span=Span.DAY, day__gte=today - timedelta(days=today.weekday()), day__lte=today)
+    if period == Period.MONTH:
+        return qs.filter(span=Span.MONTH, day=today.replace(day=1))
+    return qs.filter(span=Span.ALL, day=ALL_TIME_DAY)
+
+
+def leaderboard(*, club, period: str, now: datetime | None = None) -> list[BoardRow]:
+    """A period's ranking: points, then wins, then user id (the same order as ever). Two queries,
+    whatever the history: its cost is the club's members who played in the period."""
+    from django.contrib.auth import get_user_model
+
+    rows = (
+        _period_buckets(club=club, period=period, now=now)
+        .values("user_id")
+        .annotate(points=Sum("points"), hands=Sum("hands"), wins=Sum("wins"), best_hand=Max("best_hand"),
+                  best_huxi=Max("best_huxi"))
+        .order_by("-points", "-wins", "user_id")
+    )
+    rows = list(rows)
+    names = {u.pk: u.name for u in get_user_model().objects.filter(pk__in=[r["user_id"] for r in rows])}
+    return [
+        BoardRow(rank, r["user_id"], names.get(r["user_id"], str(r["user_id"])), r["points"], r["hands"], r["wins"],
+                 r["best_hand"] or 0, r["best_huxi"])
+        for rank, r in enumerate(rows, start=1)
+    ]
+
+
+# The points chart: per hand while the plotted players have at most this many hands in the period,
+# else one point per day (the last hand of the day), and per month for an all-time board older
+# than CHART_DAYS days. Either way a bounded number of rows, whatever the history.
+CHART_HAND_POINTS = 400
+CHART_DAYS = 93
+
+
+def score_series(
+    *, club, user_ids: list[int], period: str = Period.ALL, now: datetime | None = None
+) -> dict[int, list[tuple]]:
+    """Cumulative game points (score + piao, no fees) per user over a period:
+    ``{user_id: [(time, running_total)]}``, running from 0 at the period's start."""
+    series: dict[int, list[tuple]] = {uid: [] for uid in user_ids}
+    if not user_ids:
+        return series
+    buckets = _period_buckets(club=club, period=period, now=now).filter(user_id__in=user_ids)
+    hands = buckets.aggregate(n=Sum("hands"))["n"] or 0
+    if period == Period.TODAY or hands <= CHART_HAND_POINTS:
+        return _hand_series(club=club, user_ids=user_ids, since=period_start(period, now))
+    today = timezone.localdate(now or timezone.now())
+    if period == Period.WEEK:
+        steps = buckets
+    elif period == Period.MONTH:
+        steps = LeaderboardBucket.objects.filter(club=club, span=Span.DAY, day__gte=today.replace(day=1),
+                                                 day__lte=today, user_id__in=user_ids)
+    else:
+        months = LeaderboardBucket.objects.filter(club=club, span=Span.MONTH, user_id__in=user_ids)
+        first = months.order_by("day").values_list("day", flat=True).first()
+        if first is not None and (today - first).days > CHART_DAYS:
+            steps = months
+        else:
+            steps = LeaderboardBucket.objects.filter(club=club, span=Span.DAY, user_id__in=user_ids)
+    running: dict[int, int] = dict.fromkeys(user_ids, 0)
+    for user_id, points, last_at in steps.order_by("day", "user_id").values_list("user_id", "points", "last_at"):
+        running[user_id] += points
+        series[user_id].append((last_at, running[user_id]))
+    return series
+
+
+def _hand_series(*, club, user_ids: list[int], since: datetime | None) -> dict[int, list[tuple]]:
+    """One point per hand (score + piao of the same hand: one point)."""
     qs = Entry.objects.filter(
         transaction__club=club,
         transaction__kind="hand",

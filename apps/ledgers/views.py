@@ -185,10 +185,10 @@ def leaderboard(request: HttpRequest, club_id: int) -> HttpResponse:
     period = request.GET.get("period", Period.WEEK)
     if period not in Period.values:
         period = Period.WEEK
-    rows = list(selectors.leaderboard(club=club, period=period))
+    rows = selectors.leaderboard(club=club, period=period)
     top = [r.user_id for r in rows[: charts.MAX_SERIES]]
-    series = selectors.score_series(club=club, user_ids=top, since=selectors.period_start(period))
-    names = {r.user_id: r.user.name for r in rows}
+    series = selectors.score_series(club=club, user_ids=top, period=period)
+    names = {r.user_id: r.name for r in rows}
     context = {
         "club": club,
         "membership": membership,
@@ -196,6 +196,5 @@ def leaderboard(request: HttpRequest, club_id: int) -> HttpResponse:
         "periods": Period.choices,
         "rows": rows,
         "chart": charts.score_chart(series, names),
-        "built_at": rows[0].built_at if rows else None,
     }
     return render(request, "ledgers/leaderboard.html", context)
