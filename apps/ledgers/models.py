@@ -207,3 +207,11 @@ class LeaderboardBucket(models.Model):
     @property
     def win_rate(self) -> float:
         return self.wins / self.hands if self.hands else 0.0
+
+
+class SweepMark(models.Model):
+    """How far an outbox sweep over finished hands has got (``apps.ledgers.sweeps``): every
+    finished hand of ``finished_at`` before ``mark`` (less the overlap) was found done."""
+
+    name = models.CharField(max_length=40, primary_key=True)  # e.g. "ledgers.unsettled"
+    mark = models.DateTimeField()

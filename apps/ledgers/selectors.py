@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 
 from django.db import connection
-from django.db.models import Exists, Max, OuterRef, Q, QuerySet, Sum
+from django.db.models import Exists, Max, OuterRef, QuerySet, Sum
 from django.utils import timezone
 
 from apps.clubs.models import FeePayer
@@ -32,22 +32,13 @@ SWEEP_GRACE_SECONDS = 30  # a backlog younger than this is still in the queue, n
 
 
 def unsettled_hand_ids(*, limit: int = 2000, grace_seconds: int = SWEEP_GRACE_SECONDS) -> list[int]:
-    """Finished hands with no transaction (the outbox), oldest first.
+    """Finished hands with no transaction (the outbox), oldest first; only those finished since the
+    sweep's mark (``sweeps``). Hands finished in the last few seconds are left to their own
+    on_commit enqueue."""
+    from .sweeps import pending_hand_ids
 
-    Hands finished in the last few seconds are left to their own on_commit enqueue.
-    """
-    from apps.tables.models import Hand
-
-    cutoff = timezone.now() - timedelta(seconds=grace_seconds)
-    settled = Transaction.objects.filter(hand_id=OuterRef("pk"))
-    qs = (
-        Hand.objects.filter(status="finished")
-        .filter(Q(finished_at__lte=cutoff) | Q(finished_at__isnull=True))
-        .exclude(Exists(settled))
-        .order_by("pk")
-        .values_list("pk", flat=True)
-    )
-    return list(qs[:limit])
+    settled = Exists(Transaction.objects.filter(hand_id=OuterRef("pk")))
+    return pending_hand_ids(name="ledgers.unsettled", done=settled, limit=limit, grace_seconds=grace_seconds)
 
 
 def member_account(*, club, user) -> Account | None:

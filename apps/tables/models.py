@@ -214,6 +214,8 @@ class Hand(models.Model):
                 condition=~Q(status="playing") | Q(seed=""), name="tables_seed_hidden_while_playing"
             ),
         ]
+        # The outbox sweeps' range scans (apps.ledgers.sweeps): finished hands by finish time.
+        indexes = [models.Index(fields=["finished_at"], condition=Q(status="finished"), name="tables_hand_finished_at")]
 
     def __str__(self) -> str:
         return f"{self.table_id}/{self.number}"

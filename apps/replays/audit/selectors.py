@@ -30,6 +30,7 @@ from django.db.models import Exists, OuterRef, Q, QuerySet, Sum
 from django.utils import timezone
 
 from apps.ledgers.models import Entry
+from apps.ledgers.sweeps import pending_hand_ids
 from apps.tables.models import Hand
 
 from .models import Dispute, DisputeStatus, PairAddress, PairDay, PairHand, PlayerDay, ProcessedHand
@@ -43,13 +44,11 @@ REVIEW_SCORE = 40  # two signals at full strength
 
 
 def unrecorded_hand_ids(*, limit: int = 1000, grace_seconds: int = SWEEP_GRACE_SECONDS) -> list[int]:
-    """Finished non-practice hands without statistics, oldest first (the beat sweep's input)."""
-    cutoff = timezone.now() - timedelta(seconds=grace_seconds)
-    done = ProcessedHand.objects.filter(hand_id=OuterRef("pk"))
-    qs = (Hand.objects.filter(status="finished", table__practice=False)
-          .filter(Q(finished_at__lte=cutoff) | Q(finished_at__isnull=True))
-          .exclude(Exists(done)).order_by("pk").values_list("pk", flat=True))
-    return list(qs[:limit])
+    """Finished non-practice hands without statistics, oldest first (the beat sweep's input), only
+    those finished since the sweep's mark (``apps.ledgers.sweeps``)."""
+    done = Exists(ProcessedHand.objects.filter(hand_id=OuterRef("pk")))
+    return pending_hand_ids(name="audit.unrecorded", done=done, limit=limit, grace_seconds=grace_seconds,
+                            where=Q(table__practice=False))
 
 
 # --- the collusion report ---------------------------------------------------------------------
