@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from django.db import connection, transaction
 from django.utils import timezone
 
-from .models import ALL_TIME_DAY, AccountKind, LeaderboardBucket, Span, TransactionKind
+from .models import ALL_TIME_DAY, AccountKind, EntryKind, LeaderboardBucket, Span, TransactionKind
 from .selectors import GAME_KINDS
 
 # pg_advisory_xact_lock(LOCK_NAMESPACE, club_id): exclusive for a rebuild, shared for a settlement.
@@ -41,6 +41,7 @@ class Stats:
     best_hand: int | None = None  # None: no hand with points (draws only)
     best_huxi: int = 0
     last_at: object = None  # datetime of the last counted hand
+    fees: int = 0  # table fees (桌费) paid: not points, kept here for the club ledger's fee income
 
     def add(self, other: Stats) -> None:
         self.points += other.points
@@ -49,16 +50,18 @@ class Stats:
         if other.best_hand is not None:
             self.best_hand = other.best_hand if self.best_hand is None else max(self.best_hand, other.best_hand)
         self.best_huxi = max(self.best_huxi, other.best_huxi)
+        self.fees += other.fees
         if self.last_at is None or (other.last_at is not None and other.last_at > self.last_at):
             self.last_at = other.last_at
 
 
-def hand_stats(*, detail: dict, amounts: dict[int, int], has_amounts: bool, at) -> dict[int, Stats]:
+def hand_stats(*, detail: dict, amounts: dict[int, int], has_amounts: bool, at, fees=None) -> dict[int, Stats]:
     """One settled hand's contribution per member: ``{user_id: Stats}``.
 
     ``detail`` is the transaction's frozen facts (seats, winner seat, 胡息, practice);
     ``amounts`` the member's game points of the hand (score + piao); ``has_amounts``: the hand has
-    any game line of a member at all (a draw has none: it counts as a hand, not as a best hand).
+    any game line of a member at all (a draw has none: it counts as a hand, not as a best hand);
+    ``fees`` what each member paid in table fees.
     """
     if (detail or {}).get("practice"):
         return {}
@@ -77,6 +80,7 @@ def hand_stats(*, detail: dict, amounts: dict[int, int], has_amounts: bool, at) 
         if user_id == winner_user:
             st.wins = 1
             st.best_huxi = huxi
+        st.fees = (fees or {}).get(user_id, 0)
         if user_id in out:  # one user in two seats (never in play): counted per seat
             out[user_id].add(st)
         else:
@@ -90,13 +94,13 @@ def spans(at) -> list[tuple[str, object]]:
     return [(Span.DAY, day), (Span.MONTH, day.replace(day=1)), (Span.ALL, ALL_TIME_DAY)]
 
 
-Row = tuple  # (user_id, span, day, points, hands, wins, best_hand, best_huxi, last_at)
+Row = tuple  # (user_id, span, day, points, hands, wins, best_hand, best_huxi, last_at, fees)
 
 
 def _rows(per_user: dict[int, Stats], at) -> list[Row]:
     keys = spans(at)
     return sorted(
-        (user_id, span, day, st.points, st.hands, st.wins, st.best_hand, st.best_huxi, st.last_at)
+        (user_id, span, day, st.points, st.hands, st.wins, st.best_hand, st.best_huxi, st.last_at, st.fees)
         for user_id, st in per_user.items()
         for span, day in keys
     )
@@ -107,17 +111,22 @@ def settlement_rows(*, detail: dict, lines: Iterable, at) -> list[Row]:
     detail), sorted by (user, span, day): the lock order of concurrent settlements."""
     seats = {int(s): u for s, u in ((detail or {}).get("seats") or {}).items()}
     amounts: dict[int, int] = defaultdict(int)
+    fees: dict[int, int] = defaultdict(int)
     has_amounts = False
     for line in lines:
         user_id = seats.get(line.seat) if line.seat is not None else None
-        if line.kind in GAME_KINDS and user_id is not None:
+        if user_id is None:  # a bot seat's lines go to the club account
+            continue
+        if line.kind in GAME_KINDS:
             amounts[user_id] += line.amount
             has_amounts = True
-    return _rows(hand_stats(detail=detail, amounts=amounts, has_amounts=has_amounts, at=at), at)
+        elif line.kind == EntryKind.FEE and line.amount < 0:  # the payer's −fee (the club's +fee has his seat too)
+            fees[user_id] -= line.amount
+    return _rows(hand_stats(detail=detail, amounts=amounts, has_amounts=has_amounts, at=at, fees=fees), at)
 
 
 _TABLE = LeaderboardBucket._meta.db_table
-_COLUMNS = "club_id, user_id, span, day, points, hands, wins, best_hand, best_huxi, last_at"
+_COLUMNS = "club_id, user_id, span, day, points, hands, wins, best_hand, best_huxi, last_at, fees"
 # Adding a hand to an existing bucket; portable (PostgreSQL and SQLite): no GREATEST/MAX(a, b),
 # whose handling of NULL differs.
 _ON_CONFLICT = """
@@ -125,6 +134,7 @@ ON CONFLICT (club_id, span, day, user_id) DO UPDATE SET
     points = b.points + excluded.points,
     hands = b.hands + excluded.hands,
     wins = b.wins + excluded.wins,
+    fees = b.fees + excluded.fees,
     best_hand = CASE WHEN excluded.best_hand IS NULL
                        OR (b.best_hand IS NOT NULL AND b.best_hand >= excluded.best_hand)
                      THEN b.best_hand ELSE excluded.best_hand END,
@@ -134,16 +144,16 @@ ON CONFLICT (club_id, span, day, user_id) DO UPDATE SET
 
 # PostgreSQL: part of posting.post_settlement's one statement (between its head and tail), run only if the
 # transaction row was inserted; parameters: LOCK_NAMESPACE, club_id, club_id, then the rows as
-# arrays (user, span, day, points, hands, wins, best_hand, best_huxi, last_at).
+# arrays (user, span, day, points, hands, wins, best_hand, best_huxi, last_at, fees).
 PG_SETTLEMENT_CTE = f"""
 , lb_lock AS (
     SELECT pg_advisory_xact_lock_shared(%s, %s) WHERE EXISTS (SELECT 1 FROM txn)
 ), lb AS (
     INSERT INTO {_TABLE} AS b ({_COLUMNS})
-    SELECT %s, r.user_id, r.span, r.day, r.points, r.hands, r.wins, r.best_hand, r.best_huxi, r.last_at
+    SELECT %s, r.user_id, r.span, r.day, r.points, r.hands, r.wins, r.best_hand, r.best_huxi, r.last_at, r.fees
     FROM unnest(%s::bigint[], %s::varchar[], %s::date[], %s::bigint[], %s::int[], %s::int[], %s::bigint[],
-                %s::int[], %s::timestamptz[]) WITH ORDINALITY AS r(user_id, span, day, points, hands, wins,
-                best_hand, best_huxi, last_at, n)
+                %s::int[], %s::timestamptz[], %s::bigint[]) WITH ORDINALITY AS r(user_id, span, day, points, hands,
+                wins, best_hand, best_huxi, last_at, fees, n)
     WHERE EXISTS (SELECT 1 FROM lb_lock)
     ORDER BY r.n
     {_ON_CONFLICT}
@@ -152,7 +162,7 @@ PG_SETTLEMENT_CTE = f"""
 
 
 def pg_params(club_id: int, rows: list[Row]) -> list:
-    columns = list(zip(*rows, strict=True)) if rows else [()] * 9
+    columns = list(zip(*rows, strict=True)) if rows else [()] * 10
     return [LOCK_NAMESPACE, club_id, club_id, *[list(c) for c in columns]]
 
 
@@ -163,12 +173,12 @@ def apply_rows(*, club_id: int, rows: list[Row]) -> None:
     ops = connection.ops
     params = [
         (club_id, user_id, span, ops.adapt_datefield_value(day), points, hands, wins, best_hand, best_huxi,
-         ops.adapt_datetimefield_value(last_at))
-        for user_id, span, day, points, hands, wins, best_hand, best_huxi, last_at in rows
+         ops.adapt_datetimefield_value(last_at), fees)
+        for user_id, span, day, points, hands, wins, best_hand, best_huxi, last_at, fees in rows
     ]
     with connection.cursor() as cursor:
         cursor.executemany(
-            f"INSERT INTO {_TABLE} AS b ({_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s) {_ON_CONFLICT}",
+            f"INSERT INTO {_TABLE} AS b ({_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) {_ON_CONFLICT}",
             params,
         )
 
@@ -182,21 +192,25 @@ def history_buckets(club_id: int, *, Transaction=None, Entry=None) -> dict[tuple
     if Transaction is None:
         from .models import Entry, Transaction
     amounts: dict[int, dict[int, int]] = defaultdict(lambda: defaultdict(int))
+    fees: dict[int, dict[int, int]] = defaultdict(lambda: defaultdict(int))
     entries = Entry.objects.filter(
         transaction__club_id=club_id,
         transaction__kind=TransactionKind.HAND,
         account__kind=AccountKind.MEMBER,
-        kind__in=GAME_KINDS,
-    ).values_list("transaction_id", "account__user_id", "amount")
-    for txn_id, user_id, amount in entries.iterator(chunk_size=5000):
-        amounts[txn_id][user_id] += amount
+        kind__in=[*GAME_KINDS, EntryKind.FEE],
+    ).values_list("transaction_id", "account__user_id", "amount", "kind")
+    for txn_id, user_id, amount, kind in entries.iterator(chunk_size=5000):
+        if kind == EntryKind.FEE:
+            fees[txn_id][user_id] -= amount
+        else:
+            amounts[txn_id][user_id] += amount
     buckets: dict[tuple, Stats] = defaultdict(Stats)
     txns = Transaction.objects.filter(club_id=club_id, kind=TransactionKind.HAND).values_list(
         "pk", "created_at", "detail"
     )
     for pk, created_at, detail in txns.iterator(chunk_size=2000):
         per_user = hand_stats(detail=detail or {}, amounts=amounts.get(pk, {}), has_amounts=pk in amounts,
-                              at=created_at)
+                              at=created_at, fees=fees.get(pk))
         keys = spans(created_at)
         for user_id, st in per_user.items():
             for span, day in keys:
@@ -221,7 +235,8 @@ def rebuild_club(*, club_id: int, Transaction=None, Entry=None, Bucket=None) -> 
         Bucket.objects.bulk_create(
             [
                 Bucket(club_id=club_id, user_id=user_id, span=span, day=day, points=st.points, hands=st.hands,
-                       wins=st.wins, best_hand=st.best_hand, best_huxi=st.best_huxi, last_at=st.last_at)
+                       wins=st.wins, best_hand=st.best_hand, best_huxi=st.best_huxi, last_at=st.last_at,
+                       fees=st.fees)
                 for (user_id, span, day), st in sorted(buckets.items())
             ],
             batch_size=2000,
@@ -233,7 +248,7 @@ def compare_club(*, club_id: int) -> list[str]:
     """What differs between a club's buckets and the ledger (empty: they agree). Read only."""
     want = history_buckets(club_id)
     have = {
-        (b.user_id, b.span, b.day): Stats(b.points, b.hands, b.wins, b.best_hand, b.best_huxi, b.last_at)
+        (b.user_id, b.span, b.day): Stats(b.points, b.hands, b.wins, b.best_hand, b.best_huxi, b.last_at, b.fees)
         for b in LeaderboardBucket.objects.filter(club_id=club_id)
     }
     problems = []

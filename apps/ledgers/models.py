@@ -192,6 +192,7 @@ class LeaderboardBucket(models.Model):
     best_hand = models.BigIntegerField(null=True, blank=True)  # null: no hand with points yet (draws only)
     best_huxi = models.PositiveIntegerField(default=0)
     last_at = models.DateTimeField()  # the last counted hand (the points chart's x for this bucket)
+    fees = models.BigIntegerField(default=0)  # table fees paid (the club ledger's fee income; not points)
 
     class Meta:
         ordering = ["club", "span", "day", "-points"]
@@ -201,7 +202,8 @@ class LeaderboardBucket(models.Model):
                 condition=Q(span="day") | Q(span="month", day__day=1) | Q(span="all", day=ALL_TIME_DAY),
                 name="ledgers_bucket_span_day",
             ),
-            models.CheckConstraint(condition=Q(hands__gte=1) & Q(wins__lte=F("hands")), name="ledgers_bucket_counts"),
+            models.CheckConstraint(condition=Q(hands__gte=1) & Q(wins__lte=F("hands")) & Q(fees__gte=0),
+                                   name="ledgers_bucket_counts"),
         ]
 
     @property

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 
 from django.db import connection
-from django.db.models import Exists, Max, OuterRef, QuerySet, Sum
+from django.db.models import Exists, Max, OuterRef, Q, QuerySet, Sum
 from django.utils import timezone
 
 from apps.clubs.models import FeePayer
@@ -49,12 +49,17 @@ def club_account(*, club) -> Account | None:
     return Account.objects.filter(club=club, kind=AccountKind.CLUB).first()
 
 
+# Ledger pages list entries newest first in posting order: (transaction id desc, entry id), the
+# keyset of their pages (an account's through the (account, transaction) index).
+ENTRY_ORDER = [("transaction_id", True), ("id", False)]
+
+
 def account_history(*, account: Account) -> QuerySet[Entry]:
     """Entries of one account, newest first, with their transaction, hand and table."""
     return (
         Entry.objects.filter(account=account)
         .select_related("transaction", "transaction__hand", "transaction__created_by")
-        .order_by("-transaction__created_at", "-transaction_id", "id")
+        .order_by("-transaction_id", "id")
     )
 
 
@@ -82,21 +87,49 @@ def club_entries(
         qs = qs.filter(transaction__created_at__lt=day_bounds(date_to + timedelta(days=1)))
     if kind:
         qs = qs.filter(kind=kind)
-    return qs.order_by("-transaction__created_at", "-transaction_id", "id")
+    return qs.order_by("-transaction_id", "id")
 
 
 def fee_income(
     *, club, user_id: int | None = None, date_from: date | None = None, date_to: date | None = None
 ) -> int:
-    """Table fees (桌费) the club account received in a date range (inclusive), or from one member.
+    """Table fees (桌费) the club received in a date range (inclusive), or from one member.
 
-    Every fee is a pair of entries (−fee for the member, +fee for the club), so one member's
-    contribution is minus the sum of their fee lines.
+    Fees are paid only in hand settlements, by members (never by a bot seat, a sitter or a practice
+    table), so the club's fee income is what its members paid: the ``fees`` of their leaderboard
+    buckets. All time: the all-time buckets; a range: its whole months' buckets and the day buckets
+    of its partial months (bounded by the members, whatever the history).
     """
-    qs = club_entries(club=club, user_id=user_id, date_from=date_from, date_to=date_to, kind=EntryKind.FEE)
-    if user_id is None:
-        return qs.filter(account__kind=AccountKind.CLUB).aggregate(total=Sum("amount"))["total"] or 0
-    return -(qs.aggregate(total=Sum("amount"))["total"] or 0)
+    qs = LeaderboardBucket.objects.filter(club=club)
+    if user_id is not None:
+        qs = qs.filter(user_id=user_id)
+    if date_from is None and date_to is None:
+        return qs.filter(span=Span.ALL).aggregate(total=Sum("fees"))["total"] or 0
+    # Clamp the range to the days that have buckets (a range of centuries is a few months' work).
+    first = qs.filter(span=Span.DAY).order_by("day").values_list("day", flat=True).first()
+    if first is None:
+        return 0
+    start = max(date_from or first, first)
+    end = min(date_to or timezone.localdate(), timezone.localdate())
+    if start > end:
+        return 0
+    return qs.filter(_span_cover(start, end)).aggregate(total=Sum("fees"))["total"] or 0
+
+
+def _span_cover(start: date, end: date) -> Q:
+    """The buckets that add up to the days start..end: whole months by their month bucket, the
+    rest (at most two partial months) by day buckets."""
+    q = Q()
+    month = start.replace(day=1)
+    while month <= end:
+        following = (month + timedelta(days=32)).replace(day=1)
+        lo, hi = max(start, month), min(end, following - timedelta(days=1))
+        if lo == month and hi == following - timedelta(days=1):
+            q |= Q(span=Span.MONTH, day=month)
+        else:
+            q |= Q(span=Span.DAY, day__gte=lo, day__lte=hi)
+        month = following
+    return q
 
 
 def period_start(period: str, now: datetime | None = None) -> datetime | None:

@@ -39,6 +39,7 @@ class Migration(migrations.Migration):
                 ('best_hand', models.BigIntegerField(blank=True, null=True)),
                 ('best_huxi', models.PositiveIntegerField(default=0)),
                 ('last_at', models.DateTimeField()),
+                ('fees', models.BigIntegerField(default=0)),
                 ('club', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='leaderboard_buckets', to='clubs.club')),
                 ('user', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to=settings.AUTH_USER_MODEL)),
             ],
@@ -62,7 +63,7 @@ class Migration(migrations.Migration):
         ),
         migrations.AddConstraint(
             model_name='leaderboardbucket',
-            constraint=models.CheckConstraint(condition=models.Q(('hands__gte', 1), ('wins__lte', models.F('hands'))), name='ledgers_bucket_counts'),
+            constraint=models.CheckConstraint(condition=models.Q(('hands__gte', 1), ('wins__lte', models.F('hands')), ('fees__gte', 0)), name='ledgers_bucket_counts'),
         ),
         migrations.RunPython(fill_buckets, migrations.RunPython.noop),
     ]
