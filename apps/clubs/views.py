@@ -17,8 +17,9 @@ from django.views.decorators.http import require_POST
 from . import audit, selectors, services
 from .forms import ClubForm
 from .models import Club, Invite, JoinStatus, Membership
+from .paging import keyset_page
 
-AUDIT_PAGE = 300  # entries shown at once; the filters narrow it down
+AUDIT_PAGE = 100  # entries per (keyset) page, newest first
 
 
 def club_access(request: HttpRequest, club_id: int) -> tuple[Club, Membership | None]:
@@ -148,12 +149,12 @@ def audit_log(request: HttpRequest, club_id: int) -> HttpResponse:
     if not selectors.can_view_audit(membership, request.user):
         raise PermissionDenied
     chosen, errors = audit.parse_filter(request.GET)
-    entries = list(audit.filtered(selectors.club_audit_log(club=club), chosen)[:AUDIT_PAGE])
-    rows = [(e, audit.detail_items(e)) for e in entries]
+    page = keyset_page(audit.filtered(selectors.club_audit_log(club=club), chosen), keys=[("id", True)],
+                       size=AUDIT_PAGE, params=request.GET)
+    rows = [(e, audit.detail_items(e)) for e in page]
     return render(request, "clubs/audit.html", {
         "club": club, "membership": membership, "rows": rows, "filter": chosen, "errors": errors,
-        "actions": audit.action_choices(club), "members": selectors.club_members(club=club),
-        "limit": AUDIT_PAGE,
+        "actions": audit.action_choices(club), "members": selectors.club_members(club=club), "page": page,
     })
 
 

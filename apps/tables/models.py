@@ -110,6 +110,13 @@ class Table(models.Model):
             models.CheckConstraint(condition=Q(hands_played__lte=models.F("hands_per_session")),
                                    name="tables_hands_played_lte_session"),
         ]
+        # A club page's table list (tables.selectors.club_tables): the open ones, the last closed ones.
+        indexes = [
+            models.Index(fields=["club", "created_at"], condition=Q(status__in=["waiting", "playing"]),
+                         name="tables_club_open"),
+            models.Index(fields=["club", "created_at"], condition=Q(status__in=["finished", "dissolved"]),
+                         name="tables_club_closed"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.name} #{self.pk}"

@@ -179,7 +179,9 @@ class Dispute(models.Model):
                 fields=["hand", "filed_by"], condition=~Q(status="resolved"), name="audit_one_open_dispute"
             ),
         ]
-        indexes = [models.Index(fields=["club", "status", "created_at"], name="audit_dispute_queue")]
+        # The dispute queue's keyset (newest id first), whole or by status.
+        indexes = [models.Index(fields=["club", "status", "id"], name="audit_dispute_queue"),
+                   models.Index(fields=["club", "id"], name="audit_dispute_club_id")]
 
     def __str__(self) -> str:
         return f"dispute #{self.pk} ({self.status})"
