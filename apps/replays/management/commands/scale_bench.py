@@ -6,7 +6,7 @@ bots (``verify_bench``'s scenarios) spread over days at ``--per-day`` hands a da
 its full hash-chained event log (up to ``--events-upto`` hands; later hands have none, to keep the
 database small), every hand's ledger transaction exactly as ``settlement.hand_settlement`` makes
 it (bulk-posted, balances set from the entries), audit statistics (a day row per pair and player
-who played together), a dispute every 1,000 hands and an audit-log row every 50. Then the
+who played together), a dispute every 1,000 hands and an audit-log row every 60. Then the
 leaderboard buckets are rebuilt (the repair, timed) and checked by ``ledger_audit`` and a
 ``verify_hands`` sample.
 
