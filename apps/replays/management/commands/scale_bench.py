@@ -50,7 +50,8 @@ MEMBERS = 40
 BIG_TABLE_ROWS = 10_000
 HAND_TABLES = [
     "tables_hand", "tables_tableevent", "ledgers_transaction", "ledgers_entry", "ledgers_leaderboardbucket",
-    "audit_processedhand", "audit_pairday", "audit_playerday", "audit_pairhand",
+    "audit_processedhand", "audit_pairday", "audit_pairmonth", "audit_playerday", "audit_playermonth",
+    "audit_pairhand",
 ]
 
 
@@ -131,6 +132,8 @@ class Command(BaseCommand):
             cursor.execute(
                 "UPDATE ledgers_account a SET balance = COALESCE((SELECT sum(e.amount) FROM ledgers_entry e "
                 "WHERE e.account_id = a.id), 0) WHERE a.club_id = %s", [self.club.pk])
+        self.month_rows()
+        with connection.cursor() as cursor:
             cursor.execute("ANALYZE")
         self.stdout.write(f"history: {self.hands} hands ({time.monotonic() - t0:.0f}s wall, "
                           f"{(cpu_ms() - c0) / 1000:.0f}s CPU here)")
@@ -227,6 +230,23 @@ class Command(BaseCommand):
                                    (PlayerDay, player_rows, ("club", "day", "user"))):
             fields = [f.name for f in model._meta.concrete_fields if f.name not in (*keys, "id")]
             model.objects.bulk_create(rows_, update_conflicts=True, unique_fields=list(keys), update_fields=fields)
+
+    def month_rows(self) -> None:
+        """The audit month rows of the day rows built (what record_hand keeps alongside them)."""
+        from django.db.models import Sum
+        from django.db.models.functions import TruncMonth
+
+        from apps.replays.audit.models import PairMonth, PlayerMonth
+        from apps.replays.audit.services import PAIR_FIELDS, PLAYER_FIELDS
+
+        for day_model, month_model, keys, fields in ((PairDay, PairMonth, ("giver_id", "taker_id"), PAIR_FIELDS),
+                                                     (PlayerDay, PlayerMonth, ("user_id",), PLAYER_FIELDS)):
+            month_model.objects.filter(club=self.club).delete()
+            rows = (day_model.objects.filter(club=self.club).annotate(month=TruncMonth("day"))
+                    .values("month", *keys).annotate(**{f"sum_{f}": Sum(f) for f in fields}).order_by())
+            month_model.objects.bulk_create([
+                month_model(club=self.club, day=r["month"], **{k: r[k] for k in keys},
+                            **{f: r[f"sum_{f}"] or 0 for f in fields}) for r in rows], batch_size=5000)
 
     # --- measuring -----------------------------------------------------------------------------
 
