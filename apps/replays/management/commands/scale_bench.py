@@ -35,10 +35,10 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from apps.clubs.models import AuditLog, Membership
+from apps.clubs.models import AuditLog, Club, Membership
 from apps.engine import settle
 from apps.ledgers import leaderboards, selectors, services
-from apps.ledgers.models import Entry, Transaction, TransactionKind
+from apps.ledgers.models import Account, AccountKind, Entry, Transaction, TransactionKind
 from apps.ledgers.posting import club_account, member_accounts
 from apps.ledgers.settlement import hand_settlement
 from apps.replays.audit.models import Dispute, PairDay, PlayerDay, ProcessedHand
@@ -68,12 +68,22 @@ class Command(BaseCommand):
         parser.add_argument("--events-upto", type=int, default=20_000, help="hands that get their event log")
         parser.add_argument("--repeat", type=int, default=7)
         parser.add_argument("--settle-sample", type=int, default=200, help="hands settled to time the update")
+        parser.add_argument("--measure-club", type=int, help="only measure this club, built by an earlier run")
 
     def handle(self, *args, **opts):
         if connection.vendor != "postgresql":
             raise CommandError("scale_bench measures PostgreSQL: set DATABASE_URL to a database of your own.")
         sizes = sorted(int(s) for s in opts["hands"].split(","))
         self.opts = opts
+        if opts["measure_club"]:  # measure again (a quieter moment) what an earlier run built
+            self.club = Club.objects.get(pk=opts["measure_club"])
+            self.users = [m.user for m in Membership.objects.filter(club=self.club).select_related("user")
+                          .order_by("user_id")]
+            self.accounts_by_id = dict(Account.objects.filter(club=self.club, kind=AccountKind.MEMBER)
+                                       .values_list("user_id", "pk"))
+            size = Transaction.objects.filter(club=self.club, kind=TransactionKind.HAND).count()
+            self.stdout.write(json.dumps(self.measure(size), ensure_ascii=False))
+            return
         t0 = time.monotonic()
         self.plays = played_hands(4)
         self.payloads = [self.hand_payloads(engine) for _, _, engine, _ in self.plays]
