@@ -41,3 +41,7 @@ def test_audit_log_pages_walk_every_entry_and_cost_the_same(client, make_user, m
     assert seen == list(AuditLog.objects.filter(club=club, action="member.ban").order_by("-id")
                         .values_list("pk", flat=True))
     assert client.get(path, {"older": "nope"}).status_code == 400
+    from apps.clubs import audit
+
+    assert {a for a, _label in audit.action_choices(club)} == set(
+        AuditLog.objects.filter(club=club).values_list("action", flat=True))
