@@ -143,7 +143,7 @@ if REDIS_URL:
     CELERY_BROKER_URL = REDIS_URL
     CELERY_RESULT_BACKEND = REDIS_URL
     CELERY_TASK_ALWAYS_EAGER = False
-    # One cache for every process (rate limits of share-code lookups, the leaderboard debounce):
+    # One cache for every process (rate limits of share-code lookups):
     # with a per-process cache each Daphne would count on its own.
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL,
                           "KEY_PREFIX": "paohuzi"}}
@@ -181,7 +181,6 @@ CELERY_BEAT_SCHEDULE: dict[str, dict] = {}
 CELERY_BEAT_SCHEDULE["tables-fire-deadlines"] = {"task": "apps.tables.tasks.fire_deadlines", "schedule": 1.0}
 CELERY_BEAT_SCHEDULE["tables-sweep-presence"] = {"task": "apps.tables.tasks.sweep_presence", "schedule": 15.0}
 CELERY_BEAT_SCHEDULE["ledgers-sweep-unsettled"] = {"task": "apps.ledgers.tasks.sweep_unsettled", "schedule": 60.0}
-CELERY_BEAT_SCHEDULE["ledgers-rebuild-leaderboards"] = {"task": "apps.ledgers.tasks.rebuild_leaderboards", "schedule": 300.0}
 CELERY_BEAT_SCHEDULE["matches-start-due"] = {"task": "apps.matches.tasks.start_due_matches", "schedule": 5.0}
 CELERY_BEAT_SCHEDULE["matches-advance"] = {"task": "apps.matches.tasks.advance_matches", "schedule": 3.0}
 CELERY_BEAT_SCHEDULE["audit-sweep-unrecorded"] = {"task": "apps.replays.audit.tasks.sweep_unrecorded", "schedule": 120.0}

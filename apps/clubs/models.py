@@ -298,6 +298,9 @@ class AuditLog(models.Model):
 
     class Meta:
         ordering = ["-created_at", "-id"]
+        # The audit log page's keyset (newest id first), whole or by kind.
+        indexes = [models.Index(fields=["club", "id"], name="clubs_audit_club_id"),
+                   models.Index(fields=["club", "action", "id"], name="clubs_audit_club_action_id")]
 
     @property
     def action_label(self) -> str:

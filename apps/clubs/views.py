@@ -18,8 +18,9 @@ from . import access, audit, selectors, services
 from .access import club_access, member_access
 from .forms import ClubForm
 from .models import Club, Invite, JoinStatus
+from .paging import keyset_page
 
-AUDIT_PAGE = 300  # entries shown at once; the filters narrow it down
+AUDIT_PAGE = 100  # entries per (keyset) page, newest first
 
 
 def flash_error(request: HttpRequest, exc: ValidationError) -> None:
@@ -130,12 +131,12 @@ def audit_log(request: HttpRequest, club_id: int) -> HttpResponse:
     if not access.can_view_audit(membership, request.user):
         raise PermissionDenied
     chosen, errors = audit.parse_filter(request.GET)
-    entries = list(audit.filtered(selectors.club_audit_log(club=club), chosen)[:AUDIT_PAGE])
-    rows = [(e, audit.detail_items(e)) for e in entries]
+    page = keyset_page(audit.filtered(selectors.club_audit_log(club=club), chosen), keys=[("id", True)],
+                       size=AUDIT_PAGE, params=request.GET)
+    rows = [(e, audit.detail_items(e)) for e in page]
     return render(request, "clubs/audit.html", {
         "club": club, "membership": membership, "rows": rows, "filter": chosen, "errors": errors,
-        "actions": audit.action_choices(club), "members": selectors.club_members(club=club),
-        "limit": AUDIT_PAGE,
+        "actions": audit.action_choices(club), "members": selectors.club_members(club=club), "page": page,
     })
 
 

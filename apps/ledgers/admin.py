@@ -2,7 +2,7 @@
 
 from django.contrib import admin
 
-from .models import Account, Entry, LeaderboardRow, Transaction
+from .models import Account, Entry, LeaderboardBucket, Transaction
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -41,4 +41,4 @@ class AccountAdmin(ReadOnlyAdmin):
 
 
 admin.site.register(Entry, ReadOnlyAdmin)
-admin.site.register(LeaderboardRow, ReadOnlyAdmin)
+admin.site.register(LeaderboardBucket, ReadOnlyAdmin)

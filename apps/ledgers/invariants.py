@@ -101,6 +101,19 @@ def closed_escrows_not_zero(limit: int = 100) -> list[str]:
     return problems
 
 
+def leaderboards_not_matching_ledger(limit: int = 100) -> list[str]:
+    """The incrementally kept leaderboard buckets equal what the ledger says (per club)."""
+    from .leaderboards import compare_club
+
+    club_ids = Transaction.objects.filter(kind=TransactionKind.HAND).order_by().values_list("club_id", flat=True)
+    problems: list[str] = []
+    for club_id in sorted(set(club_ids.distinct())):
+        problems += compare_club(club_id=club_id)
+        if len(problems) >= limit:
+            break
+    return problems[:limit]
+
+
 def run_all() -> dict[str, list[str]]:
     missing_count, missing = hands_without_settlement()
     report = {
@@ -112,6 +125,7 @@ def run_all() -> dict[str, list[str]]:
         "clubs whose balances do not sum to zero": club_sums_nonzero(),
         "entries in another club's account": entries_across_clubs(),
         "closed escrow accounts not at zero": closed_escrows_not_zero(),
+        "leaderboard buckets not equal to the ledger": leaderboards_not_matching_ledger(),
     }
     if missing_count > len(missing):
         report["finished hands without settlement"].append(f"... {missing_count} in all")

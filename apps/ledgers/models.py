@@ -1,4 +1,4 @@
-"""Double-entry ledger of club points: accounts, immutable transactions and entries, leaderboards.
+"""Double-entry ledger of club points: accounts, immutable transactions and entries, leaderboard buckets.
 
 Invariants (ARCHITECTURE.md "Money-like state"):
 - every Transaction's entries sum to zero (posting service; on PostgreSQL also a deferred
@@ -11,9 +11,11 @@ Invariants (ARCHITECTURE.md "Money-like state"):
 
 from __future__ import annotations
 
+from datetime import date
+
 from django.conf import settings
 from django.db import models
-from django.db.models import Q
+from django.db.models import F, Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
@@ -159,29 +161,55 @@ class Period(models.TextChoices):
     ALL = "all", _("All time")
 
 
-class LeaderboardRow(models.Model):
-    """A derived row, rebuilt atomically per (club, period) by ``leaderboards.rebuild_club``."""
+class Span(models.TextChoices):
+    """What a leaderboard bucket covers: one local day, one local month, or all time."""
 
-    club = models.ForeignKey("clubs.Club", on_delete=models.CASCADE, related_name="leaderboard_rows")
-    period = models.CharField(max_length=8, choices=Period.choices)
+    DAY = "day", _("Day")
+    MONTH = "month", _("Month")
+    ALL = "all", _("All time")
+
+
+ALL_TIME_DAY = date(1970, 1, 1)  # the ``day`` of every all-time bucket
+
+
+class LeaderboardBucket(models.Model):
+    """One member's game results in one club over one span, kept incrementally.
+
+    The settlement of a hand adds to its players' day, month and all-time buckets in the same
+    database transaction as the posting (``leaderboards``); ``manage.py rebuild_leaderboards``
+    recomputes them from the ledger (a repair; it must agree). ``day`` is the local date the span
+    starts (the 1st for a month, ``ALL_TIME_DAY`` for all time). Boards: today = the day bucket,
+    this week = the sum of its day buckets, this month and all time = one bucket each.
+    """
+
+    club = models.ForeignKey("clubs.Club", on_delete=models.CASCADE, related_name="leaderboard_buckets")
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
-    rank = models.PositiveIntegerField()
-    points = models.BigIntegerField(default=0)
+    span = models.CharField(max_length=5, choices=Span.choices)
+    day = models.DateField()
+    points = models.BigIntegerField(default=0)  # score + piao (game points; no fees, no adjustments)
     hands = models.PositiveIntegerField(default=0)
     wins = models.PositiveIntegerField(default=0)
-    best_hand = models.BigIntegerField(default=0)
+    best_hand = models.BigIntegerField(null=True, blank=True)  # null: no hand with points yet (draws only)
     best_huxi = models.PositiveIntegerField(default=0)
-    built_at = models.DateTimeField(default=timezone.now)
+    last_at = models.DateTimeField()  # the last counted hand (the points chart's x for this bucket)
+    fees = models.BigIntegerField(default=0)  # table fees paid (the club ledger's fee income; not points)
 
     class Meta:
-        ordering = ["club", "period", "rank"]
+        ordering = ["club", "span", "day", "-points"]
         constraints = [
-            models.UniqueConstraint(fields=["club", "period", "user"], name="ledgers_leaderboard_unique"),
+            models.UniqueConstraint(fields=["club", "span", "day", "user"], name="ledgers_bucket_unique"),
+            models.CheckConstraint(
+                condition=Q(span="day") | Q(span="month", day__day=1) | Q(span="all", day=ALL_TIME_DAY),
+                name="ledgers_bucket_span_day",
+            ),
+            models.CheckConstraint(condition=Q(hands__gte=1) & Q(wins__lte=F("hands")) & Q(fees__gte=0),
+                                   name="ledgers_bucket_counts"),
         ]
 
 
-class LeaderboardBuild(models.Model):
-    """One row per club: the lock that serialises its rebuilds and the time of the last one."""
+class SweepMark(models.Model):
+    """How far an outbox sweep over finished hands has got (``apps.ledgers.sweeps``): every
+    finished hand of ``finished_at`` before ``mark`` (less the overlap) was found done."""
 
-    club = models.OneToOneField("clubs.Club", on_delete=models.CASCADE, primary_key=True, related_name="+")
-    built_at = models.DateTimeField(null=True, blank=True)
+    name = models.CharField(max_length=40, primary_key=True)  # e.g. "ledgers.unsettled"
+    mark = models.DateTimeField()

@@ -18,6 +18,7 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import Case, F, Value, When
 from django.utils import timezone
 
+from . import leaderboards
 from .models import Account, AccountKind, Entry, EntryKind, Transaction
 
 
@@ -93,6 +94,7 @@ def post_transaction(
     detail: dict | None = None,
     after_post=None,
     precheck: bool = True,
+    created_at=None,
 ) -> PostResult:
     """Post ``lines`` as one transaction under ``idempotency_key``, at most once ever.
 
@@ -115,6 +117,7 @@ def post_transaction(
                 memo=memo[:200],
                 created_by=created_by,
                 detail=detail or {},
+                created_at=created_at or timezone.now(),
             )
             Entry.objects.bulk_create(
                 [
@@ -142,8 +145,13 @@ def post_settlement(
     hand_id: int | None = None,
     memo: str = "",
     detail: dict | None = None,
+    board_rows: list | None = None,
+    created_at=None,
 ) -> tuple[int, bool]:
     """``post_transaction`` for the settlement hot path: ``(transaction id, created)``.
+
+    ``board_rows`` (``leaderboards.settlement_rows``, for ``created_at``) are added to the
+    leaderboard buckets in the same database transaction, only if the transaction was posted.
 
     On PostgreSQL the whole posting is ONE statement (one round trip, its own transaction in
     autocommit): insert the transaction row under the unique key (``ON CONFLICT DO NOTHING``: a
@@ -152,10 +160,13 @@ def post_settlement(
     ``post_transaction``: balanced lines checked first, the deferred zero-sum trigger at COMMIT,
     the unique key decides. Elsewhere it is ``post_transaction``.
     """
+    created_at = created_at or timezone.now()
+    board_rows = board_rows or []
     if connection.vendor != "postgresql":
         result = post_transaction(
             club_id=club_id, kind=kind, idempotency_key=idempotency_key, lines=lines, hand_id=hand_id,
-            memo=memo, detail=detail, precheck=False,
+            memo=memo, detail=detail, precheck=False, created_at=created_at,
+            after_post=lambda txn: leaderboards.apply_rows(club_id=club_id, rows=board_rows),
         )
         return result.transaction.pk, result.created
     check_balanced(lines)
@@ -164,14 +175,17 @@ def post_settlement(
         deltas[line.account_id] += line.amount
     ids = sorted(pk for pk, d in deltas.items() if d)
     params = [
-        club_id, kind, idempotency_key, hand_id, memo[:200], json.dumps(detail or {}), timezone.now(),
+        club_id, kind, idempotency_key, hand_id, memo[:200], json.dumps(detail or {}), created_at,
         [ln.account_id for ln in lines], [ln.amount for ln in lines], [ln.kind for ln in lines],
         [ln.seat for ln in lines], ids, [deltas[pk] for pk in ids],
     ]
+    sql = _PG_SETTLEMENT_HEAD + (leaderboards.PG_SETTLEMENT_CTE if board_rows else "") + _PG_SETTLEMENT_TAIL
+    if board_rows:
+        params += leaderboards.pg_params(club_id, board_rows)
     # Inside an outer transaction (tests, callers' atomic blocks) a savepoint keeps an error from
     # breaking it, as post_transaction's atomic() does; a worker runs it in autocommit.
     with transaction.atomic() if connection.in_atomic_block else nullcontext(), connection.cursor() as cursor:
-        cursor.execute(_PG_SETTLEMENT, params)
+        cursor.execute(sql, params)
         row = cursor.fetchone()
         if row is not None:
             return row[0], True
@@ -182,7 +196,7 @@ def post_settlement(
     return row[0], False
 
 
-_PG_SETTLEMENT = """
+_PG_SETTLEMENT_HEAD = """
 WITH txn AS (
     INSERT INTO ledgers_transaction
         (club_id, kind, idempotency_key, hand_id, memo, created_by_id, detail, created_at)
@@ -204,6 +218,8 @@ WITH txn AS (
     FROM d JOIN locked ON locked.id = d.id
     WHERE a.id = d.id
 )
+"""
+_PG_SETTLEMENT_TAIL = """
 SELECT id FROM txn
 """
 

@@ -7,12 +7,22 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 
 from django.db import connection
-from django.db.models import Exists, OuterRef, Q, QuerySet, Sum
+from django.db.models import Exists, Max, OuterRef, Q, QuerySet, Sum
 from django.utils import timezone
 
 from apps.clubs.models import FeePayer
 
-from .models import Account, AccountKind, Entry, EntryKind, LeaderboardRow, Period, Transaction
+from .models import (
+    ALL_TIME_DAY,
+    Account,
+    AccountKind,
+    Entry,
+    EntryKind,
+    LeaderboardBucket,
+    Period,
+    Span,
+    Transaction,
+)
 
 # The lines that are results of play (leaderboard points, the points chart); fees and
 # adjustments move balances but are not game points.
@@ -22,22 +32,13 @@ SWEEP_GRACE_SECONDS = 30  # a backlog younger than this is still in the queue, n
 
 
 def unsettled_hand_ids(*, limit: int = 2000, grace_seconds: int = SWEEP_GRACE_SECONDS) -> list[int]:
-    """Finished hands with no transaction (the outbox), oldest first.
+    """Finished hands with no transaction (the outbox), oldest first; only those finished since the
+    sweep's mark (``sweeps``). Hands finished in the last few seconds are left to their own
+    on_commit enqueue."""
+    from .sweeps import pending_hand_ids
 
-    Hands finished in the last few seconds are left to their own on_commit enqueue.
-    """
-    from apps.tables.models import Hand
-
-    cutoff = timezone.now() - timedelta(seconds=grace_seconds)
-    settled = Transaction.objects.filter(hand_id=OuterRef("pk"))
-    qs = (
-        Hand.objects.filter(status="finished")
-        .filter(Q(finished_at__lte=cutoff) | Q(finished_at__isnull=True))
-        .exclude(Exists(settled))
-        .order_by("pk")
-        .values_list("pk", flat=True)
-    )
-    return list(qs[:limit])
+    settled = Exists(Transaction.objects.filter(hand_id=OuterRef("pk")))
+    return pending_hand_ids(name="ledgers.unsettled", done=settled, limit=limit, grace_seconds=grace_seconds)
 
 
 def member_account(*, club, user) -> Account | None:
@@ -48,12 +49,17 @@ def club_account(*, club) -> Account | None:
     return Account.objects.filter(club=club, kind=AccountKind.CLUB).first()
 
 
+# Ledger pages list entries newest first in posting order: (transaction id desc, entry id), the
+# keyset of their pages (an account's through the (account, transaction) index).
+ENTRY_ORDER = [("transaction_id", True), ("id", False)]
+
+
 def account_history(*, account: Account) -> QuerySet[Entry]:
     """Entries of one account, newest first, with their transaction, hand and table."""
     return (
         Entry.objects.filter(account=account)
         .select_related("transaction", "transaction__hand", "transaction__created_by")
-        .order_by("-transaction__created_at", "-transaction_id", "id")
+        .order_by("-transaction_id", "id")
     )
 
 
@@ -81,21 +87,49 @@ def club_entries(
         qs = qs.filter(transaction__created_at__lt=day_bounds(date_to + timedelta(days=1)))
     if kind:
         qs = qs.filter(kind=kind)
-    return qs.order_by("-transaction__created_at", "-transaction_id", "id")
+    return qs.order_by("-transaction_id", "id")
 
 
 def fee_income(
     *, club, user_id: int | None = None, date_from: date | None = None, date_to: date | None = None
 ) -> int:
-    """Table fees (桌费) the club account received in a date range (inclusive), or from one member.
+    """Table fees (桌费) the club received in a date range (inclusive), or from one member.
 
-    Every fee is a pair of entries (−fee for the member, +fee for the club), so one member's
-    contribution is minus the sum of their fee lines.
+    Fees are paid only in hand settlements, by members (never by a bot seat, a sitter or a practice
+    table), so the club's fee income is what its members paid: the ``fees`` of their leaderboard
+    buckets. All time: the all-time buckets; a range: its whole months' buckets and the day buckets
+    of its partial months (bounded by the members, whatever the history).
     """
-    qs = club_entries(club=club, user_id=user_id, date_from=date_from, date_to=date_to, kind=EntryKind.FEE)
-    if user_id is None:
-        return qs.filter(account__kind=AccountKind.CLUB).aggregate(total=Sum("amount"))["total"] or 0
-    return -(qs.aggregate(total=Sum("amount"))["total"] or 0)
+    qs = LeaderboardBucket.objects.filter(club=club)
+    if user_id is not None:
+        qs = qs.filter(user_id=user_id)
+    if date_from is None and date_to is None:
+        return qs.filter(span=Span.ALL).aggregate(total=Sum("fees"))["total"] or 0
+    # Clamp the range to the days that have buckets (a range of centuries is a few months' work).
+    first = qs.filter(span=Span.DAY).order_by("day").values_list("day", flat=True).first()
+    if first is None:
+        return 0
+    start = max(date_from or first, first)
+    end = min(date_to or timezone.localdate(), timezone.localdate())
+    if start > end:
+        return 0
+    return qs.filter(_span_cover(start, end)).aggregate(total=Sum("fees"))["total"] or 0
+
+
+def _span_cover(start: date, end: date) -> Q:
+    """The buckets that add up to the days start..end: whole months by their month bucket, the
+    rest (at most two partial months) by day buckets."""
+    q = Q()
+    month = start.replace(day=1)
+    while month <= end:
+        following = (month + timedelta(days=32)).replace(day=1)
+        lo, hi = max(start, month), min(end, following - timedelta(days=1))
+        if lo == month and hi == following - timedelta(days=1):
+            q |= Q(span=Span.MONTH, day=month)
+        else:
+            q |= Q(span=Span.DAY, day__gte=lo, day__lte=hi)
+        month = following
+    return q
 
 
 def period_start(period: str, now: datetime | None = None) -> datetime | None:
@@ -111,12 +145,100 @@ def period_start(period: str, now: datetime | None = None) -> datetime | None:
     return None
 
 
-def leaderboard(*, club, period: str) -> QuerySet[LeaderboardRow]:
-    return LeaderboardRow.objects.filter(club=club, period=period).select_related("user").order_by("rank")
+@dataclass
+class BoardRow:
+    """One line of a period's leaderboard (summed from the member's buckets)."""
+
+    rank: int
+    user_id: int
+    name: str
+    points: int
+    hands: int
+    wins: int
+    best_hand: int
+    best_huxi: int
+
+    @property
+    def win_rate(self) -> float:
+        return self.wins / self.hands if self.hands else 0.0
 
 
-def score_series(*, club, user_ids: list[int], since: datetime | None = None) -> dict[int, list[tuple]]:
-    """Cumulative game points (score + piao, no fees) per user: {user_id: [(created_at, running_total)]}."""
+def _period_buckets(*, club, period: str, now: datetime | None = None) -> QuerySet[LeaderboardBucket]:
+    """The buckets a period's board sums: today's day bucket, this week's day buckets (at most 7),
+    this month's bucket, the all-time bucket; one (club, span, day) index range each."""
+    today = timezone.localdate(now or timezone.now())
+    qs = LeaderboardBucket.objects.filter(club=club)
+    if period == Period.TODAY:
+        return qs.filter(span=Span.DAY, day=today)
+    if period == Period.WEEK:
+        return qs.filter(span=Span.DAY, day__gte=today - timedelta(days=today.weekday()), day__lte=today)
+    if period == Period.MONTH:
+        return qs.filter(span=Span.MONTH, day=today.replace(day=1))
+    return qs.filter(span=Span.ALL, day=ALL_TIME_DAY)
+
+
+def leaderboard(*, club, period: str, now: datetime | None = None) -> list[BoardRow]:
+    """A period's ranking: points, then wins, then user id (the same order as ever). Two queries,
+    whatever the history: its cost is the club's members who played in the period."""
+    from django.contrib.auth import get_user_model
+
+    rows = (
+        _period_buckets(club=club, period=period, now=now)
+        .values("user_id")
+        .annotate(points=Sum("points"), hands=Sum("hands"), wins=Sum("wins"), best_hand=Max("best_hand"),
+                  best_huxi=Max("best_huxi"))
+        .order_by("-points", "-wins", "user_id")
+    )
+    rows = list(rows)
+    names = {u.pk: u.name for u in get_user_model().objects.filter(pk__in=[r["user_id"] for r in rows])}
+    return [
+        BoardRow(rank, r["user_id"], names.get(r["user_id"], str(r["user_id"])), r["points"], r["hands"], r["wins"],
+                 r["best_hand"] or 0, r["best_huxi"])
+        for rank, r in enumerate(rows, start=1)
+    ]
+
+
+# The points chart: per hand while the plotted players have at most this many hands in the period,
+# else one point per day (the last hand of the day), and per month for an all-time board older
+# than CHART_DAYS days. Either way a bounded number of rows, whatever the history.
+CHART_HAND_POINTS = 400
+CHART_DAYS = 93
+
+
+def score_series(
+    *, club, user_ids: list[int], period: str = Period.ALL, now: datetime | None = None
+) -> dict[int, list[tuple]]:
+    """Cumulative game points (score + piao, no fees) per user over a period:
+    ``{user_id: [(time, running_total)]}``, running from 0 at the period's start."""
+    series: dict[int, list[tuple]] = {uid: [] for uid in user_ids}
+    if not user_ids:
+        return series
+    buckets = _period_buckets(club=club, period=period, now=now).filter(user_id__in=user_ids)
+    hands = buckets.aggregate(n=Sum("hands"))["n"] or 0
+    if period == Period.TODAY or hands <= CHART_HAND_POINTS:
+        return _hand_series(club=club, user_ids=user_ids, since=period_start(period, now))
+    today = timezone.localdate(now or timezone.now())
+    if period == Period.WEEK:
+        steps = buckets
+    elif period == Period.MONTH:
+        steps = LeaderboardBucket.objects.filter(club=club, span=Span.DAY, day__gte=today.replace(day=1),
+                                                 day__lte=today, user_id__in=user_ids)
+    else:
+        months = LeaderboardBucket.objects.filter(club=club, span=Span.MONTH, user_id__in=user_ids)
+        first = months.order_by("day").values_list("day", flat=True).first()
+        if first is not None and (today - first).days > CHART_DAYS:
+            steps = months
+        else:
+            steps = LeaderboardBucket.objects.filter(club=club, span=Span.DAY, user_id__in=user_ids)
+    running: dict[int, int] = dict.fromkeys(user_ids, 0)
+    for user_id, points, last_at in steps.order_by("day", "user_id").values_list("user_id", "points", "last_at"):
+        running[user_id] += points
+        series[user_id].append((last_at, running[user_id]))
+    return series
+
+
+def _hand_series(*, club, user_ids: list[int], since: datetime | None) -> dict[int, list[tuple]]:
+    """One point per hand (score + piao of the same hand: one point)."""
     qs = Entry.objects.filter(
         transaction__club=club,
         transaction__kind="hand",

@@ -9,13 +9,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.core.exceptions import ValidationError
+from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from apps.clubs import access
 from apps.clubs import services as club_services
 from apps.clubs.models import Club, Membership
 
-from . import selectors
+from . import leaderboards, selectors
 from .models import EntryKind, Transaction, TransactionKind
 from .posting import Line, PostResult, club_account, member_accounts, post_settlement, post_transaction
 from .settlement import hand_settlement
@@ -53,7 +54,9 @@ def settle_hand(*, hand_id: int) -> SettleOutcome:
     if hand.status != HAND_FINISHED:
         return SettleOutcome("not_finished", club_id=table.club_id)
     plan = hand_settlement(hand=hand, practice=table.practice, known_accounts=hand.accounts)
-    # One statement on PostgreSQL; the unique key decides (a duplicate is reported as "already").
+    now = timezone.now()
+    # One statement on PostgreSQL, with the leaderboard buckets; the unique key decides (a
+    # duplicate is reported as "already" and adds to no bucket).
     txn_id, created = post_settlement(
         club_id=table.club_id,
         kind=TransactionKind.HAND,
@@ -62,6 +65,8 @@ def settle_hand(*, hand_id: int) -> SettleOutcome:
         hand_id=hand.pk,
         memo=f"{table.name} #{hand.number}"[:200],
         detail=plan.detail,
+        board_rows=leaderboards.settlement_rows(detail=plan.detail, lines=plan.lines, at=now),
+        created_at=now,
     )
     return SettleOutcome("posted" if created else "already", txn_id, table.club_id)
 

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import csv
 import re
+from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
@@ -21,6 +21,7 @@ from django.utils.translation import gettext as _
 from apps.clubs import access
 from apps.clubs import selectors as club_selectors
 from apps.clubs.models import Club, Membership
+from apps.clubs.paging import keyset_page
 
 from . import charts, selectors, services
 from .forms import AdjustmentForm, LedgerFilterForm
@@ -69,7 +70,8 @@ def _member_page(request, club, membership, target) -> HttpResponse:
     account = selectors.member_account(club=club, user=target.user)
     page = None
     if account is not None:
-        page = Paginator(selectors.account_history(account=account), PAGE_SIZE).get_page(request.GET.get("page"))
+        page = keyset_page(selectors.account_history(account=account), keys=selectors.ENTRY_ORDER, size=PAGE_SIZE,
+                           params=request.GET)
     context = {
         "club": club,
         "membership": membership,
@@ -90,13 +92,11 @@ def club_ledger(request: HttpRequest, club_id: int) -> HttpResponse:
     entries = selectors.club_entries(club=club, **filters)
     if request.GET.get("format") == "csv":
         return _csv_response(club, entries)
-    page = Paginator(entries, PAGE_SIZE).get_page(request.GET.get("page"))
+    page = keyset_page(entries, keys=selectors.ENTRY_ORDER, size=PAGE_SIZE, params=request.GET)
     house = selectors.club_account(club=club)
     fee_income = selectors.fee_income(
         club=club, **{k: filters.get(k) for k in ("user_id", "date_from", "date_to")}
     )
-    query = request.GET.copy()
-    query.pop("page", None)
     context = {
         "club": club,
         "membership": membership,
@@ -106,7 +106,7 @@ def club_ledger(request: HttpRequest, club_id: int) -> HttpResponse:
         "house_balance": house.balance if house else 0,
         "fee_income": fee_income,
         "fee_filtered_by_member": bool(filters.get("user_id")),
-        "query": query.urlencode(),
+        "query": urlencode(page.query),
     }
     return render(request, "ledgers/club.html", context)
 
@@ -186,10 +186,10 @@ def leaderboard(request: HttpRequest, club_id: int) -> HttpResponse:
     period = request.GET.get("period", Period.WEEK)
     if period not in Period.values:
         period = Period.WEEK
-    rows = list(selectors.leaderboard(club=club, period=period))
+    rows = selectors.leaderboard(club=club, period=period)
     top = [r.user_id for r in rows[: charts.MAX_SERIES]]
-    series = selectors.score_series(club=club, user_ids=top, since=selectors.period_start(period))
-    names = {r.user_id: r.user.name for r in rows}
+    series = selectors.score_series(club=club, user_ids=top, period=period)
+    names = {r.user_id: r.name for r in rows}
     context = {
         "club": club,
         "membership": membership,
@@ -197,6 +197,5 @@ def leaderboard(request: HttpRequest, club_id: int) -> HttpResponse:
         "periods": Period.choices,
         "rows": rows,
         "chart": charts.score_chart(series, names),
-        "built_at": rows[0].built_at if rows else None,
     }
     return render(request, "ledgers/leaderboard.html", context)

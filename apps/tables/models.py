@@ -112,6 +112,13 @@ class Table(RuleSnapshot):
             models.CheckConstraint(condition=Q(hands_played__lte=models.F("hands_per_session")),
                                    name="tables_hands_played_lte_session"),
         ]
+        # A club page's table list (tables.selectors.club_tables): the open ones, the last closed ones.
+        indexes = [
+            models.Index(fields=["club", "created_at"], condition=Q(status__in=["waiting", "playing"]),
+                         name="tables_club_open"),
+            models.Index(fields=["club", "created_at"], condition=Q(status__in=["finished", "dissolved"]),
+                         name="tables_club_closed"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.name} #{self.pk}"
@@ -220,6 +227,8 @@ class Hand(models.Model):
                 condition=~Q(status="playing") | Q(seed=""), name="tables_seed_hidden_while_playing"
             ),
         ]
+        # The outbox sweeps' range scans (apps.ledgers.sweeps): finished hands by finish time.
+        indexes = [models.Index(fields=["finished_at"], condition=Q(status="finished"), name="tables_hand_finished_at")]
 
     def __str__(self) -> str:
         return f"{self.table_id}/{self.number}"

@@ -1,4 +1,4 @@
-"""ledger_audit finds every kind of violation; leaderboards are rebuilt per club and period."""
+"""ledger_audit finds every kind of violation; leaderboards per period."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import pytest
 from django.core.management import call_command
 from django.utils import timezone
 
-from apps.ledgers import leaderboards, services
-from apps.ledgers.models import Account, Entry, LeaderboardRow, Transaction
+from apps.ledgers import selectors, services
+from apps.ledgers.models import Account, Entry, Transaction
 
 
 def audit():
@@ -57,55 +57,26 @@ def test_unbalanced_transaction_fails(people, accounts, capsys):
     assert f"club {people['club'].pk} balances sum to 3" in out
 
 
-def test_leaderboard_rebuild(make_finished_hand, people):
+def test_leaderboard_periods(make_finished_hand, people):
     hand = make_finished_hand(options={"piao": True}, piao={0: 1, 1: 1, 2: 1})
     services.settle_hand(hand_id=hand.pk)
     second = make_finished_hand(table=hand.table, options={"piao": True}, piao={0: 1, 1: 1, 2: 1})
     services.settle_hand(hand_id=second.pk)
-    # 40 days later, nothing counts for "today", everything for "all".
+    # 40 days later, nothing counts for "today", "this week" or "this month", everything for "all".
     later = timezone.now() + timedelta(days=40)
-    leaderboards.rebuild_club(club_id=people["club"].pk, now=later)
-    today = LeaderboardRow.objects.filter(club=people["club"], period="today")
-    assert not today.exists()
-    rows = list(LeaderboardRow.objects.filter(club=people["club"], period="all").order_by("rank"))
+    for period in ("today", "week", "month"):
+        assert selectors.leaderboard(club=people["club"], period=period, now=later) == []
+    rows = selectors.leaderboard(club=people["club"], period="all", now=later)
     assert [r.rank for r in rows] == [1, 2, 3]
     assert sum(r.points for r in rows) == 0
     assert all(r.hands == 2 for r in rows)
     winner_seat = hand.result["winner"]
     winner = [people["owner"], people["member"], people["other"]][winner_seat]
-    top = next(r for r in rows if r.user == winner)
-    assert top.wins == 2
+    top = next(r for r in rows if r.user_id == winner.pk)
+    assert top.wins == 2 and top.win_rate == 1.0
     assert top.best_huxi == hand.result["settlement"]["huxi"]
     assert top.best_hand == sum(e.amount for e in Entry.objects.filter(transaction__hand=hand, account__user=winner))
-    leaderboards.rebuild_club(club_id=people["club"].pk)
-    assert LeaderboardRow.objects.filter(club=people["club"], period="today").count() == 3
-    assert LeaderboardRow.objects.filter(club=people["club"]).count() == 12  # 4 periods x 3 players
-
-
-def test_rebuild_tasks(make_finished_hand, people):
-    from apps.ledgers import tasks
-
-    services.settle_hand(hand_id=make_finished_hand().pk)
-    assert tasks.rebuild_leaderboards.apply().get() == 1  # every club with hands (the beat entry)
-    assert tasks.rebuild_leaderboards.apply(args=[people["club"].pk]).get() == "built"
-    past = timezone.now().timestamp() - 3600  # a request older than the last build is covered
-    assert tasks.rebuild_leaderboards.apply(args=[people["club"].pk], kwargs={"requested_at": past}).get() == "covered"
-    assert LeaderboardRow.objects.filter(club=people["club"], period="all").count() == 3
-
-
-def test_settlement_schedules_one_rebuild_per_burst(make_finished_hand, people, monkeypatch):
-    from django.core.cache import cache
-
-    from apps.ledgers import tasks
-
-    calls = []
-    monkeypatch.setattr(tasks.rebuild_leaderboards, "apply_async", lambda **kw: calls.append(kw))
-    cache.delete(tasks._debounce_key(people["club"].pk))
-    table = None
-    for _ in range(3):
-        hand = make_finished_hand(table=table)
-        table = hand.table
-        assert tasks.settle_hand.apply(args=[hand.pk]).get() == "posted"
-    assert len(calls) == 1
-    assert calls[0]["args"] == [people["club"].pk] and calls[0]["countdown"] == tasks.LEADERBOARD_DEBOUNCE_SECONDS
-    cache.delete(tasks._debounce_key(people["club"].pk))
+    for period in ("today", "week", "month", "all"):
+        assert [(r.user_id, r.points) for r in selectors.leaderboard(club=people["club"], period=period)] == [
+            (r.user_id, r.points) for r in rows
+        ]

@@ -8,8 +8,8 @@ import random
 
 import pytest
 
-from apps.ledgers import invariants, leaderboards, services
-from apps.ledgers.models import Account, Entry, LeaderboardRow, Transaction
+from apps.ledgers import invariants, selectors, services
+from apps.ledgers.models import Account, Entry, Transaction
 
 FEE = 3
 
@@ -151,8 +151,7 @@ def test_leaderboard_points_are_game_points_without_fees(make_finished_hand, peo
     draw = make_finished_hand(want="draw", table=win.table)
     txn = settle(win)
     settle(draw)
-    leaderboards.rebuild_club(club_id=people["club"].pk)
-    rows = {r.user_id: r for r in LeaderboardRow.objects.filter(club=people["club"], period="all")}
+    rows = {r.user_id: r for r in selectors.leaderboard(club=people["club"], period="all")}
     for key in ("owner", "member", "other"):
         user = people[key]
         assert rows[user.pk].points == game_points(txn, user)
@@ -162,15 +161,12 @@ def test_leaderboard_points_are_game_points_without_fees(make_finished_hand, peo
 
 def test_leaderboard_page_says_fees_are_not_counted(client, people, make_finished_hand):
     settle(make_finished_hand(fee=FEE))
-    leaderboards.rebuild_club(club_id=people["club"].pk)
     client.force_login(people["member"])
     body = client.get(_url("leaderboard", people["club"]), {"period": "all"}).content.decode()
     assert "不含桌费" in body
 
 
 def test_points_chart_leaves_fees_out(make_finished_hand, people):
-    from apps.ledgers import selectors
-
     txn = settle(make_finished_hand(fee=FEE))
     series = selectors.score_series(club=people["club"], user_ids=[people["member"].pk])
     assert series[people["member"].pk][-1][1] == game_points(txn, people["member"])

@@ -118,10 +118,13 @@ def test_task_crashing_after_writing_then_retried_settles_once(make_finished_han
     """The worker dies after the commit but before the ack: the redelivered task finds the key."""
     hand = make_finished_hand()
 
-    def crash(club_id):
+    real = tasks.services.settle_hand
+
+    def crash(**kwargs):
+        real(**kwargs)
         raise RuntimeError("worker killed after commit")
 
-    monkeypatch.setattr(tasks, "schedule_leaderboard_rebuild", crash)
+    monkeypatch.setattr(tasks.services, "settle_hand", crash)
     with pytest.raises(RuntimeError):
         tasks.settle_hand.apply(args=[hand.pk], throw=True)
     assert Transaction.objects.filter(hand=hand).count() == 1
@@ -140,7 +143,7 @@ def test_task_crashing_before_commit_leaves_nothing_and_retry_posts(make_finishe
 
     monkeypatch.setattr(posting, "_apply_balances", boom)  # the ORM path (SQLite)
     # PostgreSQL posts in one statement: make it fail after its inserts and balance updates ran.
-    monkeypatch.setattr(posting, "_PG_SETTLEMENT", posting._PG_SETTLEMENT.replace("SELECT id FROM txn", "SELECT id / 0 FROM txn"))
+    monkeypatch.setattr(posting, "_PG_SETTLEMENT_TAIL", posting._PG_SETTLEMENT_TAIL.replace("SELECT id FROM txn", "SELECT id / 0 FROM txn"))
     with pytest.raises((RuntimeError, DatabaseError)):
         services.settle_hand(hand_id=hand.pk)
     assert all(a.balance == 0 for a in Account.objects.all())

@@ -119,9 +119,6 @@ def test_leaderboard_page_has_ranking_and_chart(client, people, make_finished_ha
         hand = make_finished_hand(table=table)
         table = hand.table
         services.settle_hand(hand_id=hand.pk)
-    from apps.ledgers.leaderboards import rebuild_club
-
-    rebuild_club(club_id=people["club"].pk)
     client.force_login(people["member"])
     response = client.get(url("leaderboard", people["club"]), {"period": "all"})
     body = response.content.decode()

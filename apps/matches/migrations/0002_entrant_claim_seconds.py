@@ -25,7 +25,7 @@ class Migration(migrations.Migration):
     dependencies = [
         ("clubs", "0003_ruletemplate_claim_seconds"),
         ("matches", "0001_initial"),
-        ("tables", "0010_table_arranged_rule_snapshot"),
+        ("tables", "0011_table_arranged_rule_snapshot"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

@@ -3,7 +3,8 @@
 Statistics are written only by ``services.record_hand`` (the Celery task ``audit.record_hand``),
 exactly once per hand: ``ProcessedHand`` has one row per hand (a unique key) inserted in the same
 transaction as the counters, so a retry or a duplicate delivery adds nothing. Reports only read
-these rows; a report for any period sums the day buckets inside it.
+these rows; a report for any period sums the month rows of its whole months and the day rows of
+the rest (at most two partial months), so a long period costs its months, not its days.
 
 Directions: in ``PairDay`` and ``PairHand`` the pair is ordered — ``giver`` is the player whose
 cards, points or passed wins went the way of ``taker``. Counters that have no direction (hands
@@ -31,8 +32,8 @@ class ProcessedHand(models.Model):
     processed_at = models.DateTimeField(default=timezone.now)
 
 
-class PairDay(models.Model):
-    """One day of one ordered pair of players of a club (``giver`` → ``taker``)."""
+class PairCounts(models.Model):
+    """The counters of one ordered pair of players of a club (``giver`` → ``taker``) over a span."""
 
     club = models.ForeignKey("clubs.Club", on_delete=models.CASCADE, related_name="+")
     day = models.DateField()
@@ -60,6 +61,13 @@ class PairDay(models.Model):
     leaves_together = models.PositiveIntegerField(default=0)  # left one table within the window
 
     class Meta:
+        abstract = True
+
+
+class PairDay(PairCounts):
+    """One day of one ordered pair of players of a club (``giver`` → ``taker``)."""
+
+    class Meta:
         constraints = [
             models.UniqueConstraint(fields=["club", "day", "giver", "taker"], name="audit_pairday_unique"),
             models.CheckConstraint(condition=~Q(giver=F("taker")), name="audit_pairday_two_players"),
@@ -70,8 +78,20 @@ class PairDay(models.Model):
         indexes = [models.Index(fields=["club", "day"], name="audit_pairday_club_day")]
 
 
-class PlayerDay(models.Model):
-    """One day of one player of a club: his claims on everyone's cards (the baseline of a pair)."""
+class PairMonth(PairCounts):
+    """The sum of a pair's ``PairDay`` rows of one month (``day`` is the 1st), kept with them by
+    ``services.record_hand``: a report over a long period reads whole months here, not every day."""
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["club", "day", "giver", "taker"], name="audit_pairmonth_unique"),
+            models.CheckConstraint(condition=Q(day__day=1), name="audit_pairmonth_first_day"),
+            models.CheckConstraint(condition=~Q(giver=F("taker")), name="audit_pairmonth_two_players"),
+        ]
+
+
+class PlayerCounts(models.Model):
+    """One player's claims on everyone's cards in a club over a span (the baseline of a pair)."""
 
     club = models.ForeignKey("clubs.Club", on_delete=models.CASCADE, related_name="+")
     day = models.DateField()
@@ -87,6 +107,13 @@ class PlayerDay(models.Model):
     declined = models.PositiveIntegerField(default=0)  # ... where he chose something else
 
     class Meta:
+        abstract = True
+
+
+class PlayerDay(PlayerCounts):
+    """One day of one player of a club: his claims on everyone's cards (the baseline of a pair)."""
+
+    class Meta:
         constraints = [
             models.UniqueConstraint(fields=["club", "day", "user"], name="audit_playerday_unique"),
             models.CheckConstraint(condition=Q(discards_taken__lte=F("discards_seen")),
@@ -94,6 +121,16 @@ class PlayerDay(models.Model):
             models.CheckConstraint(condition=Q(declined__lte=F("hu_chances")), name="audit_playerday_declined"),
         ]
         indexes = [models.Index(fields=["club", "day"], name="audit_playerday_club_day")]
+
+
+class PlayerMonth(PlayerCounts):
+    """The sum of a player's ``PlayerDay`` rows of one month (``day`` is the 1st)."""
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["club", "day", "user"], name="audit_playermonth_unique"),
+            models.CheckConstraint(condition=Q(day__day=1), name="audit_playermonth_first_day"),
+        ]
 
 
 class PairHand(models.Model):
@@ -179,7 +216,9 @@ class Dispute(models.Model):
                 fields=["hand", "filed_by"], condition=~Q(status="resolved"), name="audit_one_open_dispute"
             ),
         ]
-        indexes = [models.Index(fields=["club", "status", "created_at"], name="audit_dispute_queue")]
+        # The dispute queue's keyset (newest id first), whole or by status.
+        indexes = [models.Index(fields=["club", "status", "id"], name="audit_dispute_queue"),
+                   models.Index(fields=["club", "id"], name="audit_dispute_club_id")]
 
     def __str__(self) -> str:
         return f"dispute #{self.pk} ({self.status})"

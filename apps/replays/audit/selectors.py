@@ -30,9 +30,20 @@ from django.db.models import Exists, OuterRef, Q, QuerySet, Sum
 from django.utils import timezone
 
 from apps.ledgers.models import Entry
+from apps.ledgers.sweeps import pending_hand_ids
 from apps.tables.models import Hand
 
-from .models import Dispute, DisputeStatus, PairAddress, PairDay, PairHand, PlayerDay, ProcessedHand
+from .models import (
+    Dispute,
+    DisputeStatus,
+    PairAddress,
+    PairDay,
+    PairHand,
+    PairMonth,
+    PlayerDay,
+    PlayerMonth,
+    ProcessedHand,
+)
 from .services import PAIR_FIELDS, PLAYER_FIELDS
 
 SWEEP_GRACE_SECONDS = 60  # younger hands are still in their own on_commit task
@@ -43,13 +54,11 @@ REVIEW_SCORE = 40  # two signals at full strength
 
 
 def unrecorded_hand_ids(*, limit: int = 1000, grace_seconds: int = SWEEP_GRACE_SECONDS) -> list[int]:
-    """Finished non-practice hands without statistics, oldest first (the beat sweep's input)."""
-    cutoff = timezone.now() - timedelta(seconds=grace_seconds)
-    done = ProcessedHand.objects.filter(hand_id=OuterRef("pk"))
-    qs = (Hand.objects.filter(status="finished", table__practice=False)
-          .filter(Q(finished_at__lte=cutoff) | Q(finished_at__isnull=True))
-          .exclude(Exists(done)).order_by("pk").values_list("pk", flat=True))
-    return list(qs[:limit])
+    """Finished non-practice hands without statistics, oldest first (the beat sweep's input), only
+    those finished since the sweep's mark (``apps.ledgers.sweeps``)."""
+    done = Exists(ProcessedHand.objects.filter(hand_id=OuterRef("pk")))
+    return pending_hand_ids(name="audit.unrecorded", done=done, limit=limit, grace_seconds=grace_seconds,
+                            where=Q(table__practice=False))
 
 
 # --- the collusion report ---------------------------------------------------------------------
@@ -160,13 +169,38 @@ class Report:
     address_share: float
 
 
-def _day_filter(since: date | None, until: date | None) -> Q:
-    q = Q()
-    if since:
-        q &= Q(day__gte=since)
-    if until:
-        q &= Q(day__lte=until)
-    return q
+def period_sums(day_model, month_model, *, club, since: date | None, until: date | None, keys, fields) -> list[dict]:
+    """The counters summed over since..until (inclusive; open ends: all the club's days) per key:
+    whole months from ``month_model``, the days of partial months from ``day_model``."""
+    first = day_model.objects.filter(club=club).order_by("day").values_list("day", flat=True).first()
+    if first is None:
+        return []
+    today = timezone.localdate()
+    start, end = max(since or first, first), min(until or today, today)
+    months, days = [], Q(pk__in=[])
+    month = start.replace(day=1)
+    while month <= end:
+        following = (month + timedelta(days=32)).replace(day=1)
+        lo, hi = max(start, month), min(end, following - timedelta(days=1))
+        if lo == month and hi == following - timedelta(days=1):
+            months.append(month)
+        else:
+            days |= Q(day__gte=lo, day__lte=hi)
+        month = following
+    sums: dict[tuple, dict] = {}
+    for model, where in ((month_model, Q(day__in=months)), (day_model, days)):
+        if model is month_model and not months:
+            continue
+        rows = (model.objects.filter(where, club=club).values(*keys)
+                .annotate(**{f: Sum(f) for f in fields}).order_by())
+        for r in rows:
+            key = tuple(r[k] for k in keys)
+            if key in sums:
+                for f in fields:
+                    sums[key][f] = (sums[key][f] or 0) + (r[f] or 0)
+            else:
+                sums[key] = r
+    return list(sums.values())
 
 
 def _bounds(since: date | None, until: date | None) -> tuple[datetime | None, datetime | None]:
@@ -219,11 +253,10 @@ def names_of(user_ids) -> dict[int, str]:
 
 
 def collusion_report(*, club, since: date | None = None, until: date | None = None) -> Report:
-    days = _day_filter(since, until)
-    pair_sums = (PairDay.objects.filter(days, club=club).values("giver", "taker")
-                 .annotate(**{f: Sum(f) for f in PAIR_FIELDS}).order_by())
-    player_sums = {r["user"]: r for r in (PlayerDay.objects.filter(days, club=club).values("user")
-                                          .annotate(**{f: Sum(f) for f in PLAYER_FIELDS}).order_by())}
+    pair_sums = period_sums(PairDay, PairMonth, club=club, since=since, until=until, keys=("giver", "taker"),
+                            fields=PAIR_FIELDS)
+    player_sums = {r["user"]: r for r in period_sums(PlayerDay, PlayerMonth, club=club, since=since, until=until,
+                                                     keys=("user",), fields=PLAYER_FIELDS)}
     rates = _club_rates(player_sums.values())
     club_rate = rates["all"]
 

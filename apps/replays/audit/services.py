@@ -24,7 +24,17 @@ from apps.tables.models import Hand, TableEvent
 from apps.tables.records import hand_record
 
 from .hand_signals import card_signals, flows
-from .models import Dispute, DisputeStatus, PairAddress, PairDay, PairHand, PlayerDay, ProcessedHand
+from .models import (
+    Dispute,
+    DisputeStatus,
+    PairAddress,
+    PairDay,
+    PairHand,
+    PairMonth,
+    PlayerDay,
+    PlayerMonth,
+    ProcessedHand,
+)
 
 # Two players who sit down at (or get up from) one table within this many seconds of each other
 # "join together" / "leave together".
@@ -71,8 +81,9 @@ def record_hand(*, hand_id: int) -> str:
     try:
         with transaction.atomic():
             ProcessedHand.objects.create(hand=hand, club_id=table.club_id, replayed=signals.replayed)
-            _bump(PairDay, table.club_id, day, pair_rows, ("giver_id", "taker_id"), PAIR_FIELDS)
-            _bump(PlayerDay, table.club_id, day, player_rows, ("user_id",), PLAYER_FIELDS)
+            for pairs, players, at in ((PairDay, PlayerDay, day), (PairMonth, PlayerMonth, day.replace(day=1))):
+                _bump(pairs, table.club_id, at, pair_rows, ("giver_id", "taker_id"), PAIR_FIELDS)
+                _bump(players, table.club_id, at, player_rows, ("user_id",), PLAYER_FIELDS)
             PairHand.objects.bulk_create(pair_hands)
             _record_addresses(table.club_id, shared, seats, finished_at)
     except IntegrityError:

@@ -23,6 +23,7 @@ from django.views.decorators.http import require_POST
 from apps.clubs import access
 from apps.clubs import services as club_services
 from apps.clubs.access import club_access
+from apps.clubs.paging import keyset_page
 from apps.clubs.views import flash_error
 from apps.tables.models import Hand
 
@@ -31,6 +32,7 @@ from .forms import DisputeForm, PeriodForm, ResolveForm
 from .models import Dispute, DisputeStatus
 
 AUDIT_EXPORT = "audit.collusion_export"
+DISPUTE_PAGE = 30
 
 
 def _auditor(request: HttpRequest, club_id: int):
@@ -195,11 +197,11 @@ def disputes(request: HttpRequest, club_id: int) -> HttpResponse:
     status = request.GET.get("status") or ""
     if status and status not in DisputeStatus.values:
         status = ""
-    page = Paginator(selectors.club_disputes(club=club, status=status or None), 30).get_page(request.GET.get("page"))
+    page = keyset_page(selectors.club_disputes(club=club, status=status or None), keys=[("id", True)],
+                       size=DISPUTE_PAGE, params=request.GET)
     return render(request, "replays/audit/disputes.html", {
         "club": club, "membership": membership, "can_act": can_act, "page": page,
         "items": _decorate(list(page.object_list)), "status": status, "statuses": DisputeStatus.choices,
-        "query": f"status={status}" if status else "",
     })
 
 

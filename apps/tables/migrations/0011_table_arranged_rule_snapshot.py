@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('tables', '0009_hand_playing'),
+        ('tables', '0010_indexes_for_scale'),
     ]
 
     operations = [
