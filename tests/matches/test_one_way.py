@@ -9,7 +9,6 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from conftest import register_all, start
 from django.utils import timezone
 
 from apps.matches import formats, selectors, services, standings
@@ -76,15 +75,15 @@ def test_the_form_reports_every_error_at_once(match_club, make_template):
     assert {"entry_fee", "max_entrants", "prize_values", "points_by_rank"} <= set(form.errors)
 
 
-def test_match_tables_take_the_templates_claim_time(match_club, make_template, make_match):
+def test_match_tables_take_the_templates_claim_time(match_club, make_template, make_match, mh):
     club, owner, _admin, players = match_club(3)
     template = make_template(club, name="快选")
     template.claim_seconds = 7
     template.save()
     match = make_match(club, owner, template=template)
     assert match.claim_seconds == 7
-    register_all(match, players)
-    start(match)
+    mh.register_all(match, players)
+    mh.start(match)
     tables = Table.objects.filter(pk__in=MatchTable.objects.filter(match=match).values("table_id"))
     assert tables and {t.claim_seconds for t in tables} == {7}
     assert all(t.arranged for t in tables)  # the real match-table marker, not ``practice``
@@ -112,11 +111,11 @@ def test_elimination_has_one_order_with_game_points_as_the_tie_break():
     assert [r.user_id for r in fmt.order(rows)] == [3, 2, 1, 5, 4]
 
 
-def test_live_standings_and_final_places_use_the_same_order(match_club, make_match):
+def test_live_standings_and_final_places_use_the_same_order(match_club, make_match, mh):
     club, owner, _admin, players = match_club(6)
     match = make_match(club, owner, format="elimination", elim_start_chips=1000, elim_line=900, final_hands=1)
-    register_all(match, players)
-    start(match)
+    mh.register_all(match, players)
+    mh.start(match)
     entrants = list(Entrant.objects.filter(match=match))
     for i, e in enumerate(entrants):  # equal chips, different game points: only game points decide
         e.chips, e.game_points, e.best_hand = 1000, 10 * i, 100 - i
