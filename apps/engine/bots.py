@@ -3,13 +3,17 @@
 - ``random``: uniform over ``legal_actions(seat)``.
 - ``greedy``: takes 胡 when offered; takes a 碰/吃 when the groups it lays score 胡息; discards the
   card with the fewest partners (pairs, neighbours for sentences, the other case for 绞, 二七十).
+
+The levels players choose (``LEVELS``): ``easy`` is greedy that makes a random legal choice one time
+in ``EASY_RANDOM`` (it still takes every 胡); ``normal`` is greedy; ``hard`` is the searching bot of
+search_bot.py, which decides from ``hand.view(seat)`` alone within a time ``budget``.
 """
 
 from __future__ import annotations
 
 import random
 
-from .actions import Action
+from .actions import HU, Action
 from .cards import cards_of, rank
 from .groups import Group
 from .huxi import group_huxi
@@ -17,16 +21,29 @@ from .huxi import group_huxi
 # Ranks of the 二七十 sentence.
 _ER_QI_SHI = (2, 7, 10)
 
+LEVELS = ("easy", "normal", "hard")
+KINDS = ("random", "greedy", *LEVELS)
+EASY_RANDOM = 0.3  # the share of easy's decisions (胡 aside) made at random
 
-def bot_choose(hand, seat: int, kind: str = "greedy", rng: random.Random | None = None) -> Action:
-    """One legal action for ``seat``; ValueError when the seat has nothing to decide."""
+
+def bot_choose(hand, seat: int, kind: str = "greedy", rng: random.Random | None = None, budget=None) -> Action:
+    """One legal action for ``seat``; ValueError when the seat has nothing to decide.
+
+    ``budget``: a ``search_bot.Budget`` for ``hard`` (default ``search_bot.DEFAULT_BUDGET``)."""
     rng = rng or random.Random()
+    if kind == "hard":
+        from .search_bot import DEFAULT_BUDGET, search_choose
+
+        return search_choose(hand.rs, hand.view(seat), rng, budget or DEFAULT_BUDGET)
     legal = hand.legal_actions(seat)
     if not legal:
         raise ValueError(f"seat {seat} has nothing to decide")
     if kind == "random":
         return legal[rng.randrange(len(legal))]
-    if kind != "greedy":
+    if kind == "easy":
+        if HU not in legal and rng.random() < EASY_RANDOM:
+            return legal[rng.randrange(len(legal))]
+    elif kind not in ("greedy", "normal"):
         raise ValueError(f"unknown bot kind {kind!r}")
     return _greedy(hand, seat, legal, rng)
 
