@@ -5,7 +5,8 @@ dealer ``seed[0] % players``. Each deal is played once per active seat: A in tha
 others, the same cards every time. A hand's difference is A's points minus the mean of the B seats'
 points (the preset's scoring and settlement at base 1, no 飘; a drawn hand is 0 for all). The 95%
 interval is clustered by deal: the mean of each deal's rotations is one observation (the rotations
-of one deal share its cards, so they are not independent), ``mean ± 1.96 · sd / √deals``.
+of one deal share its cards, so they are not independent), ``mean ± 1.96 · sd / √deals``. The bots
+of every rotation draw from ``random.Random(seed)``: a level against itself differs by exactly 0.
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ def duel(
         diffs = []
         for a_seat in rules.active_seats(dealer):
             hand = Hand(rules, dealer=dealer, seed=seed_i)
-            rng = random.Random(seed_i + bytes([a_seat]))
+            rng = random.Random(seed_i)  # the same draws in every rotation: a level against itself is 0
             steps = 0
             while not hand.finished:
                 steps += 1
