@@ -7,6 +7,7 @@ from django import template
 from apps.clubs.models import RuleTemplate
 from apps.clubs.selectors import can_manage_tables, membership_for
 
+from ..models import BotLevel
 from ..selectors import club_tables as select_club_tables
 
 register = template.Library()
@@ -29,4 +30,6 @@ def club_tables(context, club) -> dict:
         "templates": list(RuleTemplate.objects.filter(club=club)),
         "can_play": membership is not None,
         "can_manage": can_manage_tables(membership),
+        "bot_levels": BotLevel.choices,  # the open form's choice of the practice bots' level
+        "bot_level_default": BotLevel.NORMAL.value,
     }
