@@ -182,7 +182,14 @@ def cmd_duel(args: argparse.Namespace, out: TextIO) -> int:
         wall_ms=None,  # a duel measures CPU: other processes' turns on a shared machine do not count
     )
     try:
-        result = duel(args.a, args.b, args.deals, args.preset, args.players, seed=args.seed, budget=budget)
+        progress = None
+        if args.progress:
+            def progress(partial: dict) -> None:
+                sys.stderr.write(_dump(partial) + "\n")
+                sys.stderr.flush()
+
+        result = duel(args.a, args.b, args.deals, args.preset, args.players, seed=args.seed, budget=budget,
+                      progress=progress, every=args.progress or 100)
     except (RuleError, ValueError) as exc:
         out.write(_dump({"error": str(exc)}) + "\n")
         return 2
@@ -247,6 +254,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="hard's CPU milliseconds per decision (default: the platform's; 0: unbounded)")
     p.add_argument("--worlds", type=int, default=None, metavar="N",
                    help="hard's sampled worlds per decision at most (default: the platform's; 0: unbounded)")
+    p.add_argument("--progress", type=int, default=0, metavar="N",
+                   help="also write the figures so far to stderr every N deals")
     p.set_defaults(func=cmd_duel)
     return parser
 

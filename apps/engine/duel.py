@@ -15,6 +15,7 @@ import math
 import random
 import statistics
 import time
+from collections.abc import Callable
 from typing import Any
 
 from .bots import KINDS, bot_choose
@@ -32,8 +33,12 @@ def duel(
     players: int,
     seed: object = 0,
     budget: Budget = DEFAULT_BUDGET,
+    progress: Callable[[dict[str, Any]], None] | None = None,
+    every: int = 100,
 ) -> dict[str, Any]:
-    """Play ``deals`` deals in every seat rotation; the ENGINE_CLI result object."""
+    """Play ``deals`` deals in every seat rotation; the ENGINE_CLI result object.
+
+    ``progress``, if given, receives the result over the deals played so far every ``every`` deals."""
     for kind in (a, b):
         if kind not in KINDS:
             raise ValueError(f"unknown bot level {kind!r} (one of {', '.join(KINDS)})")
@@ -87,6 +92,16 @@ def duel(
             abs_points.extend(abs(float(deltas.get(s, 0))) for s in hand.active_seats)
             diffs.append(pa - pb)
         per_deal.append(sum(diffs) / len(diffs))
+        if progress is not None and (i + 1) % every == 0 and i + 1 < deals:
+            progress(_summary(a, b, preset, players, seed, budget, per_deal, hands, wins_a, wins_b, draws, points_a,
+                              points_b, abs_points, cpu_ms, wall_ms, cpu0, wall0))
+    return _summary(a, b, preset, players, seed, budget, per_deal, hands, wins_a, wins_b, draws, points_a, points_b,
+                    abs_points, cpu_ms, wall_ms, cpu0, wall0)
+
+
+def _summary(a, b, preset, players, seed, budget, per_deal, hands, wins_a, wins_b, draws, points_a, points_b,
+             abs_points, cpu_ms, wall_ms, cpu0, wall0) -> dict[str, Any]:
+    deals = len(per_deal)
     mean = sum(per_deal) / deals
     half = 1.96 * statistics.stdev(per_deal) / math.sqrt(deals) if deals > 1 else float("inf")
     mean_abs = sum(abs_points) / len(abs_points)

@@ -62,7 +62,7 @@ class Budget:
     """How much a decision may cost; ``None`` leaves that bound out (at least one world is played)."""
 
     worlds: int | None = 400
-    cpu_ms: float | None = 20.0
+    cpu_ms: float | None = 10.0
     wall_ms: float | None = 100.0
 
 
