@@ -39,6 +39,7 @@ from .actions import HU, Action
 from .cards import COPIES, KINDS, parse_card
 from .claim_options import discard_claim, draw_claim
 from .claim_resolution import Claim
+from .greedy import greedy, partners
 from .groups import Group
 from .hand import Hand
 from .rules import RuleSet
@@ -154,8 +155,6 @@ def _settled(diffs: list[list[float]], worlds: int) -> bool:
 
 def _play_out(world: Hand, seat: int, action: Action, seed: int) -> float:
     """Apply ``action`` for ``seat``, let greedy bots finish the hand; the seat's points."""
-    from .bots import bot_choose
-
     rng = random.Random(seed)
     world.apply(seat, action)
     steps = 0
@@ -164,7 +163,7 @@ def _play_out(world: Hand, seat: int, action: Action, seed: int) -> float:
         if steps > MAX_STEPS:
             return 0.0
         s = world.to_act()[0]
-        world.apply(s, bot_choose(world, s, "greedy", rng))
+        world.apply(s, greedy(world, s, world.legal_actions(s), rng))
     result = world.result or {}
     if result.get("winner") is None:
         return 0.0
@@ -173,12 +172,10 @@ def _play_out(world: Hand, seat: int, action: Action, seed: int) -> float:
 
 def _candidates(known: _Known, legal: list[Action], rng: random.Random) -> list[Action]:
     """The greedy choice first, then the other actions worth searching."""
-    from .bots import _greedy, partners
-
     world = known.world(known.sample(rng), legal)
     if world is None:  # the view admits no deal: play greedy on what the seat holds
         world = known.bare_world(legal)
-    first = _greedy(world, known.seat, legal, rng)
+    first = greedy(world, known.seat, legal, rng)
     if known.phase == "discard":
         counts = known.own
         ranked = sorted((a for a in legal if a.type == "discard"), key=lambda a: (partners(counts, a.card), a.card))
