@@ -157,6 +157,13 @@ else:
 # Seconds a bot or 托管 seat waits before it plays, so people can follow ("0.6,1.2": a random
 # delay in that range; "0": at once). Tests play at once.
 TABLES_BOT_DELAY = [float(x) for x in os.environ.get("TABLES_BOT_DELAY", "0.6,1.2").split(",") if x.strip()] or [0.0]
+# The searching bot (level hard: 托管, match absentees, practice bots set to hard) per decision: at
+# most this many CPU milliseconds of its thread, wall milliseconds and sampled worlds (0: no bound).
+# The engine's default (apps/engine/search_bot.py DEFAULT_BUDGET), measured in apps/engine/README.md
+# "Bot levels": p99 of about 11 ms of CPU per decision on this machine.
+TABLES_BOT_SEARCH_MS = float(os.environ.get("TABLES_BOT_SEARCH_MS", "10"))
+TABLES_BOT_SEARCH_WALL_MS = float(os.environ.get("TABLES_BOT_SEARCH_WALL_MS", "100"))
+TABLES_BOT_SEARCH_WORLDS = int(os.environ.get("TABLES_BOT_SEARCH_WORLDS", "400"))
 # Threads per server process that run the table sockets' database calls (apps/tables/consumers.py):
 # tables serialise on their row lock, so on PostgreSQL several tables' actions run side by side.
 # More threads than that only trade the GIL back and forth: on 2 cores, 2 Daphnes at 100 tables,

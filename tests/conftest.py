@@ -30,6 +30,10 @@ def _test_settings(settings):
     """Fast password hashing; bots and 托管 play at once instead of after a human-paced delay."""
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     settings.TABLES_BOT_DELAY = 0
+    # 托管 plays at level hard: a small search per decision keeps the many bot hands of the tests
+    # quick (the level's strength is measured by `python -m apps.engine duel`, not here).
+    settings.TABLES_BOT_SEARCH_MS = 2
+    settings.TABLES_BOT_SEARCH_WORLDS = 2
     # Tasks run inline in tests, with or without REDIS_URL (no worker consumes the broker here;
     # `manage.py ledger_bench` exercises real workers).
     from config.celery import app

@@ -1,4 +1,4 @@
-"""The engine's command line (ENGINE_CLI.md): score, simulate, replay, verify, bench.
+"""The engine's command line (ENGINE_CLI.md): score, simulate, replay, verify, bench, duel.
 
 I/O lives here, outside the engine core: this module imports the engine, never the reverse.
 Exit codes: 0 ok, 1 a difference or a broken invariant, 2 malformed input or an illegal action.
@@ -171,6 +171,32 @@ def cmd_bench(args: argparse.Namespace, out: TextIO) -> int:
     return 2
 
 
+def cmd_duel(args: argparse.Namespace, out: TextIO) -> int:
+    from .duel import duel
+    from .rules import RuleError
+    from .search_bot import DEFAULT_BUDGET, Budget
+
+    budget = Budget(
+        worlds=DEFAULT_BUDGET.worlds if args.worlds is None else (args.worlds or None),
+        cpu_ms=DEFAULT_BUDGET.cpu_ms if args.budget_ms is None else (args.budget_ms or None),
+        wall_ms=None,  # a duel measures CPU: other processes' turns on a shared machine do not count
+    )
+    try:
+        progress = None
+        if args.progress:
+            def progress(partial: dict) -> None:
+                sys.stderr.write(_dump(partial) + "\n")
+                sys.stderr.flush()
+
+        result = duel(args.a, args.b, args.deals, args.preset, args.players, seed=args.seed, budget=budget,
+                      progress=progress, every=args.progress or 100)
+    except (RuleError, ValueError) as exc:
+        out.write(_dump({"error": str(exc)}) + "\n")
+        return 2
+    out.write(_dump(result) + "\n")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m apps.engine", description="Paohuzi rules engine tools")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -214,6 +240,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--preset", default="all", choices=preset_choices)
     p.add_argument("--seed", default="bench")
     p.set_defaults(func=cmd_bench)
+
+    from .bots import KINDS
+
+    p = sub.add_parser("duel", help="two bot levels on duplicate deals, every seat rotation")
+    p.add_argument("--a", default="hard", choices=KINDS)
+    p.add_argument("--b", default="normal", choices=KINDS)
+    p.add_argument("--deals", type=int, default=100)
+    p.add_argument("--preset", default="full", choices=list(PRESETS))
+    p.add_argument("--players", type=int, default=3, choices=[2, 3, 4])
+    p.add_argument("--seed", default="duel")
+    p.add_argument("--budget-ms", type=float, default=None, metavar="MS",
+                   help="hard's CPU milliseconds per decision (default: the platform's; 0: unbounded)")
+    p.add_argument("--worlds", type=int, default=None, metavar="N",
+                   help="hard's sampled worlds per decision at most (default: the platform's; 0: unbounded)")
+    p.add_argument("--progress", type=int, default=0, metavar="N",
+                   help="also write the figures so far to stderr every N deals")
+    p.set_defaults(func=cmd_duel)
     return parser
 
 

@@ -12,11 +12,14 @@ import json
 import random
 from typing import Any
 
+from django.conf import settings
+
 from apps.engine import settle as engine_settle
 from apps.engine.bots import bot_choose
 from apps.engine.dealer import next_dealer  # noqa: F401 - re-exported
 from apps.engine.hand import Action, Hand, IllegalAction  # noqa: F401 - re-exported
 from apps.engine.rules import RuleSet
+from apps.engine.search_bot import Budget
 
 
 def ruleset_of(data: dict) -> RuleSet:
@@ -71,8 +74,16 @@ def discard_seat(hand: Hand) -> int | None:
 
 
 def bot_action(hand: Hand, seat: int, *, kind: str, salt: str) -> Action:
+    """The engine bot's choice; ``hard`` decides from the seat's view within ``search_budget()``."""
     rng = random.Random(f"{salt}:{len(hand.events)}:{seat}")
-    return bot_choose(hand, seat, kind=kind or "greedy", rng=rng)
+    return bot_choose(hand, seat, kind=kind or "greedy", rng=rng, budget=search_budget())
+
+
+def search_budget() -> Budget:
+    """The searching bot's budget per decision (settings.TABLES_BOT_SEARCH_*): it runs in the
+    thread that holds the table's lock, never in the event loop."""
+    return Budget(worlds=settings.TABLES_BOT_SEARCH_WORLDS or None, cpu_ms=settings.TABLES_BOT_SEARCH_MS or None,
+                  wall_ms=settings.TABLES_BOT_SEARCH_WALL_MS or None)
 
 
 def hand_seed_hex(hand: Hand) -> str:

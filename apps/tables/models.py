@@ -40,6 +40,20 @@ class Stage(models.TextChoices):
     OVER = "over", _("Over")
 
 
+class BotLevel(models.TextChoices):
+    """The levels of the engine's bots (apps/engine/bots.py LEVELS) a practice table's creator picks."""
+
+    EASY = "easy", _("Easy")
+    NORMAL = "normal", _("Normal")
+    HARD = "hard", _("Hard")
+
+
+# What a seat's ``bot`` may hold besides "": the levels, and the engine's older kinds (greedy is
+# normal; random plays any legal action).
+BOT_KINDS = (*BotLevel.values, "greedy", "random")
+# The level that plays for a player on 托管 (at a practice, open or match table): the strongest.
+TUOGUAN_LEVEL = BotLevel.HARD.value
+
 PIAO_SECONDS = 15  # a piao window's time to choose
 DISSOLVE_SECONDS = 60  # a 解散 vote's time to answer
 
@@ -146,7 +160,9 @@ class Seat(models.Model):
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="table_seats"
     )
-    bot = models.CharField(max_length=10, blank=True, default="")  # "" | "random" | "greedy"
+    # "" (a player), or the engine's bot that plays the seat: a level players choose (easy, normal,
+    # hard: apps/engine/bots.py LEVELS), or the older kinds random and greedy (= normal).
+    bot = models.CharField(max_length=10, blank=True, default="")
     piao = models.SmallIntegerField(null=True, blank=True)
     ready = models.BooleanField(default=False)
     online = models.BooleanField(default=False)
@@ -169,7 +185,7 @@ class Seat(models.Model):
             models.UniqueConstraint(
                 fields=["table", "user"], condition=Q(user__isnull=False), name="tables_one_seat_per_user"
             ),
-            models.CheckConstraint(condition=Q(bot__in=["", "random", "greedy"]), name="tables_seat_bot_kind"),
+            models.CheckConstraint(condition=Q(bot__in=["", *BOT_KINDS]), name="tables_seat_bot_kind"),
             models.CheckConstraint(
                 condition=Q(user__isnull=True) | Q(bot=""), name="tables_seat_user_or_bot"
             ),

@@ -19,7 +19,7 @@ from apps.clubs.services import audit_log
 
 from .checks import check_member, check_open, check_seated, check_waiting
 from .context import TableError
-from .models import Seat, Stage, Table, TableStatus
+from .models import BOT_KINDS, BotLevel, Seat, Stage, Table, TableStatus
 from .selectors import access_for, snapshot_of
 from .session import maybe_deal_after_piao, maybe_start
 from .transitions import do_add_bot, do_set_tuoguan, do_sit, do_vacate
@@ -27,27 +27,31 @@ from .unit import table_action
 
 __all__ = ["TableError"]
 
-BOT_KINDS = ("greedy", "random")
 
 
 # ---- opening, joining, bots --------------------------------------------------------------------
 
 
-def table_open(*, user, template: RuleTemplate, practice: bool = False, name: str = "") -> Table:
-    """A member opens a table from a rule template and takes seat 0; practice tables fill with bots."""
+def table_open(*, user, template: RuleTemplate, practice: bool = False, name: str = "",
+               bot_level: str = BotLevel.NORMAL) -> Table:
+    """A member opens a table from a rule template and takes seat 0; practice tables fill with bots
+    of ``bot_level`` (a ``BotLevel``; anything else is refused and nothing is created)."""
+    if bot_level not in BotLevel.values:
+        raise TableError("bad_bot", "Unknown bot level.")
     table = Table(
         club=template.club, template=template, name=(name or template.name)[:60],
         hands_per_session=template.hands_per_session, fee=template.fee, fee_payer=template.fee_payer,
         practice=practice, created_by=user,
     )
     table.copy_rules(template)
-    return table_create(user=user, table=table, template_name=template.name)
+    return table_create(user=user, table=table, template_name=template.name, bot_level=bot_level)
 
 
-def table_create(*, user, table: Table, template_name: str, seating=None, extra: dict | None = None) -> Table:
+def table_create(*, user, table: Table, template_name: str, seating=None, extra: dict | None = None,
+                 bot_level: str = BotLevel.NORMAL) -> Table:
     """Save ``table`` (an unsaved rule snapshot, opened by member ``user``) with empty seats, log
     its opening (``table.open``, the club audit log, both with ``extra``) and seat it: by
-    ``seating(ctx)``, else ``user`` in seat 0 and, on a practice table, bots in the others.
+    ``seating(ctx)``, else ``user`` in seat 0 and, on a practice table, bots of ``bot_level`` in the others.
     The one way a player's table comes to be (``table_open``, the rematch in rematch.py)."""
     practice = table.practice
     with transaction.atomic():
@@ -67,7 +71,7 @@ def table_create(*, user, table: Table, template_name: str, seating=None, extra:
                 do_sit(ctx, ctx.seats[0], user)
                 if practice:
                     for seat in ctx.seats[1:]:
-                        do_add_bot(ctx, seat, "greedy")
+                        do_add_bot(ctx, seat, bot_level)
     return table
 
 
@@ -110,13 +114,16 @@ def seats_vacate(*, user_id: int, club_id: int) -> list[int]:
     return ids
 
 
-def seat_add_bot(*, user, table_id: int, kind: str = "greedy") -> Seat:
-    """The creator of a practice table fills a free seat with a bot."""
+def seat_add_bot(*, user, table_id: int, kind: str | None = None) -> Seat:
+    """The creator of a practice table fills a free seat with a bot: of ``kind`` (``BOT_KINDS``), or
+    by default at the level of the table's other bots (normal when it has none)."""
     with table_action(table_id) as ctx:
         table = ctx.table
         if not table.practice or table.created_by_id != user.pk:
             raise TableError("not_allowed", "Only the creator of a practice table may add bots.")
         check_waiting(table)
+        if kind is None:
+            kind = next((s.bot for s in ctx.seats if s.bot), BotLevel.NORMAL.value)
         if kind not in BOT_KINDS:
             raise TableError("bad_bot", "Unknown bot kind.")
         free = [s for s in ctx.seats if not s.taken]

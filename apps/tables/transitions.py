@@ -13,7 +13,7 @@ from apps.clubs.services import audit_log
 
 from . import engine_io
 from .context import Ctx, TableError, now
-from .models import HandStatus, Seat, Stage, TableStatus
+from .models import TUOGUAN_LEVEL, HandStatus, Seat, Stage, TableStatus
 from .session import after_engine, deal, end_session, set_play_deadline
 
 TUOGUAN_AFTER_TIMEOUTS = 2  # time-outs in a row before a seat is put on 托管
@@ -83,7 +83,8 @@ def autoplay_step(ctx: Ctx) -> bool:
 
 
 def _bot_act(ctx: Ctx, seat: Seat) -> None:
-    action = engine_io.bot_action(ctx.engine_hand, seat.index, kind=seat.bot or "greedy", salt=ctx.hand.seed_hash)
+    """A bot seat plays at its level; a player on 托管 (or a match absentee) at ``TUOGUAN_LEVEL``."""
+    action = engine_io.bot_action(ctx.engine_hand, seat.index, kind=seat.bot or TUOGUAN_LEVEL, salt=ctx.hand.seed_hash)
     do_act(ctx, seat.index, action, by="bot" if seat.bot else "tuoguan")
 
 

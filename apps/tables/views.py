@@ -18,7 +18,7 @@ from apps.clubs.rules_text import describe_table
 from . import dissolve, rematch, services
 from .context import TableError
 from .i18n import table_strings
-from .models import Table
+from .models import BotLevel, Table
 from .selectors import access_for
 
 
@@ -52,7 +52,7 @@ def _answer(request: HttpRequest, ok_url: str, error: TableError | None) -> Http
             return JsonResponse({"ok": False, "code": error.code, "message": error.message}, status=400)
         return JsonResponse({"ok": True})
     if error:
-        messages.error(request, error.message)
+        messages.error(request, gettext(error.message))  # the tables catalog translates those it knows
     return redirect(ok_url)
 
 
@@ -64,7 +64,8 @@ def table_open(request: HttpRequest, club_id: int) -> HttpResponse:
     try:
         table = services.table_open(user=request.user, template=template,
                                     practice=request.POST.get("practice") in ("1", "on", "true"),
-                                    name=request.POST.get("name", "").strip())
+                                    name=request.POST.get("name", "").strip(),
+                                    bot_level=request.POST.get("bot_level", BotLevel.NORMAL))
     except TableError as exc:
         return _answer(request, f"/clubs/{club.pk}/", exc)
     return redirect("tables:detail", table_id=table.pk)
@@ -81,7 +82,7 @@ def table_verb(request: HttpRequest, table_id: int, verb: str) -> HttpResponse:
         elif verb == "leave":
             services.table_leave(user=request.user, table_id=table.pk)
         elif verb == "bot":
-            services.seat_add_bot(user=request.user, table_id=table.pk, kind=request.POST.get("kind", "greedy"))
+            services.seat_add_bot(user=request.user, table_id=table.pk, kind=request.POST.get("kind") or None)
         elif verb == "dissolve":
             if table.status == "waiting" and table.created_by_id == request.user.pk:
                 dissolve.dissolve_vote(user=request.user, table_id=table.pk, vote=True)

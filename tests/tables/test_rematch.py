@@ -201,6 +201,6 @@ def test_practice_rematch_readds_the_bots(players, make_template):
     new, created = rematch.table_rematch(user=players[0], table_id=table.pk)
     seats = list(Seat.objects.filter(table=new).order_by("index"))
     assert created and new.practice
-    assert [(s.user_id, s.bot, s.ready) for s in seats] == [(players[0].pk, "", False), (None, "greedy", True),
+    assert [(s.user_id, s.bot, s.ready) for s in seats] == [(players[0].pk, "", False), (None, "normal", True),
                                                            (None, "random", True)]
     assert new.status == "waiting"

@@ -8,6 +8,7 @@ from apps.clubs.access import is_manager
 from apps.clubs.models import RuleTemplate
 from apps.clubs.selectors import membership_for
 
+from ..models import BotLevel
 from ..selectors import club_tables as select_club_tables
 
 register = template.Library()
@@ -30,4 +31,6 @@ def club_tables(context, club) -> dict:
         "templates": list(RuleTemplate.objects.filter(club=club)),
         "can_play": membership is not None,
         "can_manage": is_manager(membership),
+        "bot_levels": BotLevel.choices,  # the open form's choice of the practice bots' level
+        "bot_level_default": BotLevel.NORMAL.value,
     }
