@@ -279,6 +279,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
 
     async def _send_snapshot(self, snap: dict) -> None:
         self.seq, self.view_key = snap["seq"], viewer_key(snap["viewer"])
+        hub.seen_state(self.table_id, snap.get("tseq"))
         await self.send_json({"type": "state", "seq": snap["seq"], "state": snap["state"]})
 
     async def push_state(self) -> None:
