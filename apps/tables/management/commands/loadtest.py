@@ -120,7 +120,7 @@ class Command(BaseCommand):
             connection.close()
             try:
                 hands = verified = 0
-                for table_id, _ in tables:
+                for table_id, *_ in tables:
                     for problem in verify_table_hands(table_id):
                         hands += 1
                         verified += problem is None
@@ -182,7 +182,8 @@ class Command(BaseCommand):
         await asyncio.sleep(ramp)  # players arrive over a few seconds, not in one burst
         url = f"{ws_base}/ws/tables/{table_id}/"
         sock = {"ws": await self._connect(url, cookie, origin, stats, attempts=5)}
-        me = {"seq": 0, "pending": None, "planned": None}  # pending: (sent_at, action wire)
+        # pending: (sent_at, action wire); acted: the seq it was sent with; last: the newest state had
+        me = {"seq": 0, "pending": None, "planned": None, "acted": 0, "last": None}
         readied = set()  # hands_played values we already said ready for
         numbering = Numbering(stats, "player")
 
@@ -197,7 +198,7 @@ class Command(BaseCommand):
             if me["seq"] != seq or me["pending"] is not None:
                 return  # the table moved on meanwhile: decide again on the newer state
             stats["actions"] += 1
-            me["pending"] = (time.perf_counter(), action)
+            me["pending"], me["acted"] = (time.perf_counter(), action), seq
             try:
                 await sock["ws"].send_json({"type": "act", "seq": seq, "action": action})
             except (ConnectionError, OSError):
@@ -224,6 +225,7 @@ class Command(BaseCommand):
                     readied.clear()
                     sock["ws"] = await self._connect(url, cookie, origin, stats, attempts=RECONNECT_ATTEMPTS)
                     numbering.reconnected()
+                    me["last"] = None
                     continue
                 gap = numbering.see(msg)
                 if msg["type"] == "error":
@@ -234,9 +236,16 @@ class Command(BaseCommand):
                         stats.setdefault("codes", {}).setdefault(code, 0)
                         stats["codes"][code] += 1
                     me["pending"] = None
-                    await send({"type": "resync"})
-                    continue
-                if gap:  # as the page does: the whole state again
+                    if code != "stale_seq":
+                        await send({"type": "resync"})
+                        continue
+                    # Stale: a newer update crossed the action. Sent before this refusal (the socket's
+                    # number is past the one acted on), it is here already: decide again on it;
+                    # else it is on its way, and deciding waits for it. Neither needs the state.
+                    if me["last"] is None or msg["seq"] <= me["acted"]:
+                        continue
+                    msg = me["last"]
+                elif gap:  # as the page does: the whole state again
                     await send({"type": "resync"})
                     continue
                 if msg["type"] == "state" and me["pending"] is not None:
@@ -252,6 +261,7 @@ class Command(BaseCommand):
                             me["pending"] = None
                             break
                 me["seq"] = max(me["seq"], msg["seq"])
+                me["last"] = msg
                 state = msg["state"]
                 seat = state["seats"][state["me"]]
                 if state["stage"] == "over":
