@@ -80,6 +80,7 @@ def main() -> int:
     hands = int(sys.argv[2]) if len(sys.argv) > 2 else 1
     daphnes = int(sys.argv[3]) if len(sys.argv) > 3 else 2
     spread = os.environ.get("BENCH_SPREAD", "table")
+    spectators = os.environ.get("BENCH_SPECTATORS", "0")
     server = os.environ.get("BENCH_SERVER", "daphne")
     base_port = int(os.environ.get("BENCH_PORT", "8840"))
     db = os.environ.get("BENCH_DB", "paohuzi_bench")
@@ -114,7 +115,8 @@ def main() -> int:
         children_before = resource.getrusage(resource.RUSAGE_CHILDREN)
         urls = ",".join(f"http://127.0.0.1:{p}" for p in ports)
         run = subprocess.run([PY, "manage.py", "loadtest", "--url", urls, "--tables", str(tables),
-                              "--hands", str(hands), "--spread", spread], cwd=ROOT, env=env,
+                              "--hands", str(hands), "--spread", spread,
+                              "--spectators", spectators], cwd=ROOT, env=env,
                              capture_output=True, text=True)
         children_after = resource.getrusage(resource.RUSAGE_CHILDREN)
         after = [cpu_times(p.pid) for p in servers]

@@ -5,7 +5,7 @@
 #
 # On a fresh PostgreSQL database (paohuzi_bench) and Redis db (6) it starts DAPHNES Daphne
 # processes on 127.0.0.1:8840..., runs `manage.py loadtest --tables TABLES --hands HANDS` against
-# them (BENCH_SPREAD=table|seat, default table) and prints one JSON line: the load tool's figures
+# them (BENCH_SPREAD=table|seat, default table; BENCH_SPECTATORS=N: N admin sockets per table) and prints one JSON line: the load tool's figures
 # (latency_ms p50/p95/p99, errors, verified_hands, ...) plus server_cpu_ms_per_action,
 # client_cpu_ms_per_action, server_peak_rss_mb and the load average. It cleans up after itself.
 # BENCH_SERVER=uvicorn runs the same application under uvicorn instead (a comparison of the serving

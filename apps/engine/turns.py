@@ -47,6 +47,7 @@ class HandState:
         self._chou_hu: list[dict[int, int]] = [{} for _ in range(n)]  # declined 胡 card -> laid 胡息 then
         self.dead = [False] * n  # 死手 (§11.4)
         self.events: list[Event] = []
+        self.passes: tuple[int, ...] = (0,) * n  # each seat's pass events so far (viewer numbering)
         self.actions: list[tuple[int, Action]] = []
         self.finished = False
         self.result: dict | None = None
@@ -66,7 +67,11 @@ class HandState:
         return list(self._orders[seat])
 
     def _emit(self, type_: str, seat: int | None = None, secret: bool = False, **fields: object) -> None:
-        self.events.append(Event(len(self.events) + 1, type_, seat, fields, secret))
+        if type_ == "pass":
+            passes = list(self.passes)
+            passes[seat] += 1  # type: ignore[index]
+            self.passes = tuple(passes)
+        self.events.append(Event(len(self.events) + 1, type_, seat, fields, secret, self.passes))
 
     def held(self, seat: int) -> int:
         """Cards a seat holds in all: hand plus laid groups."""
@@ -199,7 +204,7 @@ class HandState:
         self._stock_pos += 1
         last = self._stock_pos == len(self.stock)
         events = self.events
-        events.append(Event(len(events) + 1, "draw", seat, {"card": _NAMES[c]}, True))
+        events.append(Event(len(events) + 1, "draw", seat, {"card": _NAMES[c]}, True, self.passes))
         vec = self.hands[seat]
         wei = None if vec[c] == 3 else self._laid(seat, c, _WEI)
         if vec[c] == 3 or wei is not None:  # 提 (forced): from a 坎 in hand or a laid 偎
@@ -221,7 +226,7 @@ class HandState:
             secret = not chou and self.rs.wei_shown == "none"
             self._emit("wei", seat, secret=secret, card=_NAMES[c], chou=chou)
             return self._after_forced(seat, c, pre, last)
-        events.append(Event(len(events) + 1, "show", seat, {"card": _NAMES[c]}))
+        events.append(Event(len(events) + 1, "show", seat, {"card": _NAMES[c]}, False, self.passes))
         return self._claim_draw(seat, c, last)
 
     def _after_forced(self, seat: int, card: int, pre: tuple, last: bool) -> int | None:

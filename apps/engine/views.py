@@ -3,7 +3,8 @@
 ``build_view(hand, seat)``: own hand, every seat's laid groups (偎 face down for others unless
 ``wei_shown == "one"``; a 臭偎 and a 提 show one card), discard rows, hand sizes, stock count, the
 reveal card, the card in question, whose turn, the viewer's own options and legal actions, each
-seat's visible 胡息, and the result at the end (when every hand is shown). ``None`` (a spectator)
+seat's visible 胡息, ``seq`` (the number of the hand's events the viewer may see: the last one's in
+his copy, ``Event.for_viewer``; the audit view counts every event), and the result at the end (when every hand is shown). ``None`` (a spectator)
 sees no hidden card at all — only what every player sees; ``AUDIT`` sees everything.
 ``build_views(hand, viewers)`` gives the same views for several viewers at once (an update's copies).
 """
@@ -13,7 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .cards import card_name, cards_of
-from .events import AUDIT
+from .events import AUDIT, viewer_seq
 from .groups import Group
 from .huxi import group_huxi
 
@@ -101,7 +102,7 @@ def build_views(hand: Hand, viewers: list[int | str | None]) -> list[dict[str, A
             "huxi": huxi,
             "table": table,
             "dead": dead,
-            "seq": len(hand.events),
+            "seq": len(hand.events) if viewer == AUDIT else viewer_seq(len(hand.events), hand.passes, viewer),
             "finished": hand.finished,
             "result": hand.result,
         }

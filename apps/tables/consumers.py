@@ -34,6 +34,16 @@ from .selectors import access_for, viewer_snapshot
 
 log = logging.getLogger(__name__)
 
+try:  # what Daphne (autobahn) raises for a send on a socket whose close it has begun or finished
+    from autobahn.exception import Disconnected as _Disconnected
+except ImportError:  # pragma: no cover - another server
+    class _Disconnected(Exception):  # noqa: N818
+        pass
+
+# A send to a socket that has gone: Daphne's Disconnected, or the OSError of an ASGI server that
+# follows the spec's advice (uvicorn's ClientDisconnected).
+CLOSED_ERRORS = (_Disconnected, OSError)
+
 # The sockets' database calls run in this pool, on every backend: the loop's default executor also
 # serves asyncio internals (getaddrinfo, ...), and Channels' single shared sync thread would queue
 # every table behind one another. settings.TABLES_DB_THREADS is 1 on SQLite (one writer).
@@ -110,6 +120,7 @@ def _access(*, user, table_id: int):
 
 CLOSE_FORBIDDEN = 4403
 CLOSE_NOT_FOUND = 4404
+CLOSE_TRY_AGAIN = 1013  # the channel layer (Redis) cannot be reached: the page reconnects later
 
 
 class TableConsumer(AsyncJsonWebsocketConsumer):
@@ -118,11 +129,39 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
     async def __call__(self, scope, receive, send) -> None:
         """The consumer's whole life; it leaves the hub (and so the watch) however it ends. A
         consumer that ended without ``disconnect`` and stayed registered would keep its seat
-        "seen" and put it back online after the socket closed."""
+        "seen" and put it back online after the socket closed.
+
+        Every message to the client goes through ``_send_or_drop``: once the socket is closed (its
+        close sent or received, or the server refusing a send because it is closing) nothing more
+        is sent to it."""
+        self.closed = False
+
+        async def send_or_drop(message: dict) -> None:
+            await self._send_or_drop(send, message)
+
         try:
-            await super().__call__(scope, receive, send)
+            await super().__call__(scope, receive, send_or_drop)
         finally:
+            self.closed = True
             hub.leave(self)
+
+    async def _send_or_drop(self, send, message: dict) -> None:
+        """``send(message)`` unless the socket is closed. The server may have begun closing it
+        before its disconnect reached this consumer (updates and the watch send at any time): that
+        send is dropped, quietly, and so is every later one."""
+        if self.closed:
+            return
+        try:
+            await send(message)
+        except CLOSED_ERRORS:
+            self.closed = True
+            return
+        if message.get("type") == "websocket.close":
+            self.closed = True
+
+    async def websocket_disconnect(self, message: dict) -> None:
+        self.closed = True
+        await super().websocket_disconnect(message)
 
     async def dispatch(self, message: dict) -> None:
         """Channels' dispatch minus its per-message ``aclose_old_connections`` hop.
@@ -151,7 +190,15 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
         # they wait here, in order, and ``_drain`` forwards them; None: deliver at once.
         self._backlog: list | None = []
         self._holds = 0
-        await hub.join(self)
+        try:
+            await hub.join(self)
+        except Exception as exc:  # noqa: BLE001 - the channel layer is down (a Redis restart)
+            # Without the layer this socket would get no update: refuse it cleanly, the page
+            # reconnects with its backoff once Redis is back.
+            log.warning("table %s: socket refused, the channel layer is unavailable (%s: %s)",
+                        self.table_id, type(exc).__name__, exc)
+            await self.close(code=CLOSE_TRY_AGAIN)
+            return
         sends, snap, error = await db_call(_collecting(services.socket_open))(user=self.user, table_id=self.table_id)
         if error is not None or snap is None:
             hub.leave(self)
@@ -279,6 +326,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
 
     async def _send_snapshot(self, snap: dict) -> None:
         self.seq, self.view_key = snap["seq"], viewer_key(snap["viewer"])
+        hub.seen_state(self.table_id, snap.get("tseq"))
         await self.send_json({"type": "state", "seq": snap["seq"], "state": snap["state"]})
 
     async def push_state(self) -> None:

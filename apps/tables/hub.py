@@ -8,6 +8,15 @@ would decode every update once per socket and wake a task per socket to forward 
 The group is joined before a socket's first state is read (so no later update can pass it by) and
 left by the watch (``sweep``) once the process has no socket at the table left. Joins and leaves
 of one table run one after the other, in the order they were asked for.
+
+Updates reach the group in the order they were published, which is not always the order their
+transactions committed in: each is published after its commit by whichever database thread (of
+whichever process) made it, and a later one can get to Redis first. So each update carries the
+span of the table's event numbers it holds (``tseq``: the number before its first event, and its
+last one; one row lock orders them), and the hub hands a table's updates over in that order: one
+that arrives before an earlier one waits for it (``Sequencer``), at most ``HOLD_SECONDS``; an
+update that really was lost (at-most-once delivery, a Redis restart) is then given up on, the
+later ones go on, and the watch (watch.py) resyncs the sockets that missed it.
 """
 
 from __future__ import annotations
@@ -22,6 +31,9 @@ from .models import table_group
 
 log = logging.getLogger(__name__)
 
+HOLD_SECONDS = 1.5  # how long an update waits for an earlier one of its table still on its way
+REPORT_SECONDS = 60.0  # how often the hub logs how many updates arrived out of order
+
 _sockets: dict[int, set[Any]] = {}  # table id -> its consumers in this process
 
 
@@ -32,6 +44,71 @@ def sockets(table_id: int) -> set[Any]:
 def tables() -> dict[int, set[Any]]:
     """Table id -> this process's consumers there (the registry itself: do not change it)."""
     return _sockets
+
+
+class Sequencer:
+    """One table's updates in the order of their ``tseq`` spans: ``arrive`` returns those that may
+    be handed over now, in order; ``overdue`` those whose wait for an earlier one ran out.
+
+    >>> seq = Sequencer(0.0)
+    >>> [m["n"] for m in seq.arrive({"tseq": [3, 5], "n": 1}, now=0.0)]
+    [1]
+    >>> seq.arrive({"tseq": [7, 8], "n": 3}, now=0.1)
+    []
+    >>> [m["n"] for m in seq.arrive({"tseq": [5, 7], "n": 2}, now=0.2)]
+    [2, 3]
+    """
+
+    __slots__ = ("last", "held", "since", "hold")
+
+    def __init__(self, hold: float | None = None, last: int | None = None):
+        self.hold = HOLD_SECONDS if hold is None else hold
+        self.last = last  # the table seq up to which updates were handed over (None: none yet)
+        self.held: dict[int, dict] = {}  # first seq - 1 -> an update waiting for an earlier one
+        self.since: float | None = None  # when the oldest waiting update arrived
+
+    def arrive(self, message: dict, *, now: float) -> list[dict]:
+        span = message.get("tseq")
+        if span is None:
+            return [message]
+        before, last = span
+        if self.last is None or before == self.last:
+            self.last = last
+            return [message, *self._ready()]
+        if before > self.last:  # an earlier update is still on its way
+            self.held[before] = message
+            if self.since is None:
+                self.since = now
+            return []
+        return [message]  # late: its wait was given up on (the sockets skip what they have)
+
+    def _ready(self) -> list[dict]:
+        out = []
+        while self.last in self.held:
+            message = self.held.pop(self.last)
+            self.last = message["tseq"][1]
+            out.append(message)
+        if not self.held:
+            self.since = None
+        return out
+
+    def due(self) -> float | None:
+        """When the oldest waiting update stops waiting (None: none waits)."""
+        return None if self.since is None else self.since + self.hold
+
+    def overdue(self, *, now: float) -> list[dict]:
+        """The waiting updates, in order, once the oldest has waited ``hold``: the update they
+        waited for is taken as lost."""
+        if self.since is None or now < self.since + self.hold:
+            return []
+        out = []
+        for before in sorted(self.held):
+            message = self.held.pop(before)
+            if self.last is None or message["tseq"][1] > self.last:
+                self.last = message["tseq"][1]
+            out.append(message)
+        self.since = None
+        return out
 
 
 class _Hub:
@@ -45,6 +122,9 @@ class _Hub:
         self.reader: asyncio.Task | None = None  # (held here: the loop keeps only a weak reference)
         # table id -> (joined?, the task of the last join or leave asked for)
         self.ops: dict[int, tuple[bool, asyncio.Task]] = {}
+        self.order: dict[int, Sequencer] = {}  # table id -> its updates' order here
+        self.reordered = self.given_up = 0  # updates that waited for an earlier one; waits run out
+        self.reported_at = loop.time()
 
     async def _start(self) -> None:
         self.channel = await self.layer.new_channel("tables.")
@@ -58,20 +138,59 @@ class _Hub:
         await asyncio.shield(self.started)
 
     async def _read(self) -> None:
-        while True:
-            try:
-                message = await self.layer.receive(self.channel)
-            except asyncio.CancelledError:
-                raise
-            except Exception:  # noqa: BLE001 - a channel-layer hiccup (Redis restarting): go on
-                log.exception("table hub receive failed")
-                await asyncio.sleep(0.5)
-                continue
-            for consumer in list(_sockets.get(message.get("table"), ())):
-                try:
-                    await consumer.deliver(message)
-                except Exception:  # noqa: BLE001 - one socket's failure never stops the others
-                    log.exception("delivering a table update failed")
+        receiving: asyncio.Task | None = None
+        try:
+            while True:
+                if receiving is None:
+                    receiving = self.loop.create_task(self.layer.receive(self.channel))
+                due = [d for seq in self.order.values() if (d := seq.due()) is not None]
+                timeout = None if not due else max(0.0, min(due) - self.loop.time())
+                done, _ = await asyncio.wait({receiving}, timeout=timeout)
+                if receiving in done:
+                    task, receiving = receiving, None
+                    try:
+                        message = task.result()
+                    except Exception:  # noqa: BLE001 - a channel-layer hiccup (Redis restarting): go on
+                        log.exception("table hub receive failed")
+                        await asyncio.sleep(0.5)
+                        continue
+                    await self._arrive(message)
+                await self._overdue()
+        finally:
+            if receiving is not None:
+                receiving.cancel()
+
+    async def _arrive(self, message: dict) -> None:
+        table_id = message.get("table")
+        seq = self.order.get(table_id)
+        if seq is None:
+            seq = self.order[table_id] = Sequencer()
+        ready = seq.arrive(message, now=self.loop.time())
+        if not ready:
+            self.reordered += 1
+        for m in ready:
+            await _deliver(m)
+
+    async def _overdue(self) -> None:
+        now = self.loop.time()
+        for seq in list(self.order.values()):
+            late = seq.overdue(now=now)
+            if late:
+                self.given_up += 1
+                for m in late:
+                    await _deliver(m)
+        if now - self.reported_at >= REPORT_SECONDS:
+            if self.reordered or self.given_up:
+                log.info("table hub: %d updates arrived before an earlier one of their table and waited "
+                         "for it; %d waits ran out (an update lost)", self.reordered, self.given_up)
+            self.reordered = self.given_up = 0
+            self.reported_at = now
+
+    def seen_state(self, table_id: int, tseq: int) -> None:
+        """A socket here was sent the table's state as of event ``tseq``: if no update of the table
+        came yet, the next one to hand over is the one after it."""
+        if table_id not in self.order:
+            self.order[table_id] = Sequencer(last=tseq)
 
     def _chain(self, table_id: int, join: bool) -> asyncio.Task:
         previous = self.ops.get(table_id)
@@ -114,7 +233,23 @@ class _Hub:
         for table_id, (joined, _) in list(self.ops.items()):
             if joined and not _sockets.get(table_id):
                 out.append(self._chain(table_id, False))
+                self.order.pop(table_id, None)
         return out
+
+
+async def _deliver(message: dict) -> None:
+    """Hand one update to this process's sockets at its table, in order."""
+    for consumer in list(_sockets.get(message.get("table"), ())):
+        try:
+            await consumer.deliver(message)
+        except Exception:  # noqa: BLE001 - one socket's failure never stops the others
+            log.exception("delivering a table update failed")
+
+
+def seen_state(table_id: int, tseq: int | None) -> None:
+    """A socket of this loop was sent the state of ``table_id`` as of its event ``tseq``."""
+    if tseq is not None:
+        _hub().seen_state(table_id, tseq)
 
 
 def _failed(task: asyncio.Task) -> bool:

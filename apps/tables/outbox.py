@@ -82,6 +82,9 @@ class Outbox:
         if not self.pending:
             return
         message = self._message(seats, hand, engine_hand)  # (advances table.view_seqs)
+        # The span of the table's event numbers this update holds: the hubs hand a table's updates
+        # over in this order, whatever order they were published in (hub.py, ``Sequencer``).
+        message["tseq"] = [self.pending[0].row.seq - 1, table.seq]
         rows.append(table, [p.row for p in self.pending])
         transaction.on_commit(lambda: send_group(table.group_name, message))
         self.pending = []

@@ -22,11 +22,14 @@ def hand_act(*, user, table_id: int, seq: Any, action: Any, seat: Any = None) ->
         if seat is not None and seat != mine.index:
             raise TableError("not_your_seat", "You may only act for your own seat.")
         checked = check_act(ctx, mine, seq, action)
-        if mine.tuoguan:
-            do_set_tuoguan(ctx, mine, False)
-        if mine.timeouts:
-            mine.timeouts = 0
-            ctx.touch(mine)
+        # A decision on a claim window tells nobody else that he held an option (RULES.md §5.3):
+        # his 托管 (public) and time-out count change only with a move on his own turn.
+        if ctx.engine_hand.phase != "claim":
+            if mine.tuoguan:
+                do_set_tuoguan(ctx, mine, False)
+            if mine.timeouts:
+                mine.timeouts = 0
+                ctx.touch(mine)
         do_act(ctx, mine.index, checked, by="player")
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from django.conf import settings
+from django.db import connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 
@@ -32,8 +33,19 @@ def seen(*, players: dict[int, set[int]], still_here=None) -> int:
     """Table id -> users with a socket here: their seats are seen now, and online again if a sweep
     put them offline while their socket lived. ``still_here(table_id, user_id)``, asked under the
     table's lock, tells whether the socket is still open (one that closed meanwhile has put its
-    seat offline and must not be put back). Returns how many seats were touched."""
-    touched = _seats(players).update(seen_at=timezone.now())
+    seat offline and must not be put back). Returns how many seats were touched.
+
+    The touch is one statement that never waits for a row lock (``SKIP LOCKED``): a bulk UPDATE
+    locks its rows in whatever order it scans them, and a table transaction writing two of those
+    seats in another order deadlocked with it. A seat locked right now by its table's
+    transaction is touched at the next round (every ``TABLES_PRESENCE_SECONDS``, well inside
+    ``TABLES_PRESENCE_STALE_SECONDS``)."""
+    if connection.features.has_select_for_update_skip_locked:
+        with transaction.atomic():  # (one statement; Django wants FOR UPDATE inside a transaction)
+            free = _seats(players).order_by("pk").select_for_update(skip_locked=True, of=("self",)).values("pk")
+            touched = Seat.objects.filter(pk__in=free).update(seen_at=timezone.now())
+    else:  # (SQLite: one writer at a time, no row locks)
+        touched = _seats(players).update(seen_at=timezone.now())
     for table_id, index, user_id in _seats(players).filter(online=False).values_list("table_id", "index",
                                                                                     "user_id"):
         set_online(table_id=table_id, index=index, online=True, reason="seen",

@@ -69,8 +69,9 @@ def _snapshot(ctx, viewer: int | None) -> dict[str, Any]:
 
 
 def snapshot_of(ctx, viewer: int | None) -> dict[str, Any]:
-    """``{"seq", "viewer", "state"}`` of a table context as it stands (locked, or just saved)."""
-    return {"seq": view_seq(ctx.table, viewer), "viewer": viewer,
+    """``{"seq", "viewer", "state", "tseq"}`` of a table context as it stands (locked, or just saved);
+    ``tseq``: the table's last event number, what the state covers (hub.py orders updates by it)."""
+    return {"seq": view_seq(ctx.table, viewer), "viewer": viewer, "tseq": ctx.table.seq,
             "state": table_state(ctx.table, ctx.seats, ctx.hand, ctx.engine_hand, viewer)}
 
 

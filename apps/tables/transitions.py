@@ -132,6 +132,12 @@ def _play_timeout(ctx: Ctx, at) -> None:
             continue
         if bot_turn:
             continue  # a bot's deadline: the humans' own deadline has not passed
+        if hand.phase == "claim":
+            # Who times out on a claim window held an option on the card: only he is told, and
+            # it does not count towards 托管, whose switch everyone sees (RULES.md §5.3).
+            ctx.event("seat.timeout", {"seat": index, "timeouts": seat.timeouts, "claim": True}, only_seat=index)
+            do_act(ctx, index, hand.default_action(index), by="timeout")
+            continue
         seat.timeouts += 1
         ctx.touch(seat)
         ctx.event("seat.timeout", {"seat": index, "timeouts": seat.timeouts})

@@ -106,7 +106,7 @@ def _event_leaks(hand: Hand, events, viewers: range) -> list[str]:
             elif ev.type == "wei" and ev.seat != seat and not full["chou"] and hand.rs.wei_shown == "none":
                 if red["card"] is not None:
                     problems.append(f"seat {seat} sees the hidden 偎 of {ev.seat}")
-            elif red != full:
+            elif {**red, "seq": None} != {**full, "seq": None}:  # (seq: the viewer's own numbering)
                 problems.append(f"public event {full} redacted for {seat} as {red}")
     return problems
 

@@ -147,7 +147,9 @@ def test_pass_is_seen_only_by_the_seat_that_passed_and_the_audit():
                 continue
             checked += 1
             assert ev.for_viewer(AUDIT) == ev.to_wire()
-            assert ev.for_viewer(ev.seat) == ev.to_wire()
+            # his own copy numbers it among his own events (RULES.md §5.3): the others' passes skipped
+            mine = sum(1 for e in hand.events[: ev.seq] if e.type != "pass" or e.seat == ev.seat)
+            assert ev.for_viewer(ev.seat) == dict(ev.to_wire(), seq=mine)
             assert ev.for_viewer(None) is None  # a spectator sees nobody's pass
             for other in range(hand.players):
                 if other != ev.seat:

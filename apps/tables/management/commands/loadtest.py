@@ -1,13 +1,19 @@
 """Load tool: bot users play N tables of M hands over real WebSockets against a running server.
 
-    python manage.py loadtest --url http://127.0.0.1:8000 --tables 4 --hands 2
+    python manage.py loadtest --url http://127.0.0.1:8000 --tables 4 --hands 2 [--spectators 1]
 
 Users, a club, a template and the tables are created through the ORM in the database the server
 uses (run it with the server's settings/environment). Each seat's socket acts only on its own
-view, after a think time (--think-ms, default 300..1000 ms). Prints one JSON line: tables, hands,
+view, after a think time (--think-ms, default 300..1000 ms); ``--spectators N`` adds N sockets per
+table of a club admin who watches (no hidden card, never acts). Prints one JSON line: tables, hands,
 actions, latency_ms {p50,p95,p99} (act sent -> the update echoing that action's events on that
-socket), errors, stale_seq refusals, seq gaps, verified_hands (hash chain intact and the engine's replay
-reproducing the events and the settlement).
+socket), errors, stale_seq refusals, verified_hands (hash chain intact and the engine's replay
+reproducing the events and the settlement), and what every socket saw of its numbering: ``gaps``
+(an update whose number is not one more than the last one the socket had), by kind of socket in
+``gaps_by``, ``sockets_with_gaps``, ``out_of_order`` (an update numbered at or below one already
+had), ``engine_gaps`` (the engine events' ``seq`` in a viewer's copy not running on by one, or
+the view's ``seq`` not the last event's: RULES.md §5.3), and ``resyncs`` (every ``state`` a socket
+got after its first one, asked for or pushed by the server's watch).
 """
 
 from __future__ import annotations
@@ -67,11 +73,15 @@ class Command(BaseCommand):
                             help="write one line per timed action to this file: sent_at_s latency_ms table")
         parser.add_argument("--think-ms", default="300,1000",
                             help="a player's think time before acting, ms: 'min,max' (uniform) or one number")
+        parser.add_argument("--spectators", type=int, default=0,
+                            help="sockets per table of a club admin watching the table (a spectator)")
 
     def handle(self, *args, **opts):
         tag = secrets.token_hex(3)
-        tables = [self._make_table(tag, i, opts["hands"], opts["preset"]) for i in range(opts["tables"])]
-        stats = {"actions": 0, "errors": 0, "latencies": []}
+        tables = [self._make_table(tag, i, opts["hands"], opts["preset"], opts["spectators"])
+                  for i in range(opts["tables"])]
+        stats = {"actions": 0, "errors": 0, "latencies": [], "gaps_by": {"player": 0, "spectator": 0},
+                 "sockets": 0, "sockets_with_gaps": 0, "out_of_order": 0, "engine_gaps": 0, "resyncs": 0}
         self.stdout.write(f"{len(tables)} tables ready; playing…")
         parts = [float(x) for x in str(opts["think_ms"]).split(",") if x.strip()] or [0.0]
         think = (parts[0], parts[-1])
@@ -91,7 +101,12 @@ class Command(BaseCommand):
             "latency_samples": len(lat), "max_ms": round(max(lat), 2) if lat else 0.0,
             "think_ms": list(think), "spread": opts["spread"], "seconds": round(elapsed, 1),
             "errors": stats["errors"], "error_codes": stats.get("codes", {}), "stale_seq": stats.get("stale", 0),
-            "gaps": stats.get("gaps", 0), "lost_echo": stats.get("lost_echo", 0),
+            "spectators": opts["spectators"], "sockets": stats["sockets"],
+            "gaps": sum(stats["gaps_by"].values()), "gaps_by": stats["gaps_by"],
+            "sockets_with_gaps": stats["sockets_with_gaps"], "out_of_order": stats["out_of_order"],
+            "engine_gaps": stats["engine_gaps"], "resyncs": stats["resyncs"],
+            "watch_timeouts": stats.get("watch_timeouts", 0),
+            "lost_echo": stats.get("lost_echo", 0),
             "connect_retries": stats.get("connect_retries", 0), "reconnects": stats.get("reconnects", 0),
             "idle_resyncs": stats.get("idle_resyncs", 0),
             "verified_hands": verified,
@@ -105,7 +120,7 @@ class Command(BaseCommand):
             connection.close()
             try:
                 hands = verified = 0
-                for table_id, _ in tables:
+                for table_id, *_ in tables:
                     for problem in verify_table_hands(table_id):
                         hands += 1
                         verified += problem is None
@@ -116,30 +131,47 @@ class Command(BaseCommand):
                 time.sleep(1)
         return 0, 0
 
-    def _make_table(self, tag: str, i: int, hands: int, preset: str):
+    def _make_table(self, tag: str, i: int, hands: int, preset: str, spectators: int = 0):
+        """(table id, the players' session cookies, the watching admin's cookies: one per socket)."""
         User = get_user_model()
         users = [User.objects.create_user(username=f"load-{tag}-{i}-{s}", display_name=f"bot{i}.{s}")
                  for s in range(3)]
         club = Club.objects.create(name=f"load {tag} {i}", owner=users[0])
         for n, user in enumerate(users):
             Membership.objects.create(club=club, user=user, role="owner" if n == 0 else "member")
+        watchers = []
+        if spectators:
+            admin = User.objects.create_user(username=f"load-{tag}-{i}-admin", display_name=f"admin{i}")
+            Membership.objects.create(club=club, user=admin, role="admin")
+            watchers = [_session_cookie(admin) for _ in range(spectators)]
         template = RuleTemplate.objects.create(club=club, name="load", preset=preset, players=3,
                                                hands_per_session=hands, turn_seconds=600)
         table = services.table_open(user=users[0], template=template)
         for user in users[1:]:
             services.table_join(user=user, table_id=table.pk)
-        return table.pk, [_session_cookie(u) for u in users]
+        return table.pk, [_session_cookie(u) for u in users], watchers
 
     async def _run_all(self, urls: list[str], tables, stats, timeout: float, think: tuple[float, float],
                        spread: str = "table") -> None:
         """Sockets go to the servers round robin, by table or by seat (see --spread)."""
         jobs = []
-        for t, (table_id, cookies) in enumerate(tables):
+        watchers = []
+        for t, (table_id, cookies, spectators) in enumerate(tables):
             for n, cookie in enumerate(cookies):
                 base = urls[(t if spread == "table" else len(jobs)) % len(urls)]
                 jobs.append(self._seat(base.replace("http", "ws", 1), base, table_id, cookie, stats,
                                        random.Random(f"{table_id}:{n}"), think, ramp=len(jobs) * 0.05))
-        await asyncio.wait_for(asyncio.gather(*jobs), timeout)
+            for n, cookie in enumerate(spectators):  # (with --spread seat, on the next server round)
+                base = urls[(t if spread == "table" else t + n + 1) % len(urls)]
+                watchers.append(self._watch(base.replace("http", "ws", 1), base, table_id, cookie, stats,
+                                            ramp=t * 0.15))
+        players = asyncio.gather(*jobs)
+        watching = asyncio.gather(*watchers)
+        await asyncio.wait_for(players, timeout)
+        try:  # a spectator's last update follows the players' last move: give it a moment
+            await asyncio.wait_for(watching, 30.0)
+        except TimeoutError:
+            stats["watch_timeouts"] = stats.get("watch_timeouts", 0) + 1
 
     async def _seat(self, ws_base, origin, table_id, cookie, stats, rng, think, ramp=0.0) -> None:
         """One player: reads every message; after a think time acts on the newest state it saw.
@@ -150,8 +182,10 @@ class Command(BaseCommand):
         await asyncio.sleep(ramp)  # players arrive over a few seconds, not in one burst
         url = f"{ws_base}/ws/tables/{table_id}/"
         sock = {"ws": await self._connect(url, cookie, origin, stats, attempts=5)}
-        me = {"seq": 0, "pending": None, "planned": None}  # pending: (sent_at, action wire)
+        # pending: (sent_at, action wire); acted: the seq it was sent with; last: the newest state had
+        me = {"seq": 0, "pending": None, "planned": None, "acted": 0, "last": None}
         readied = set()  # hands_played values we already said ready for
+        numbering = Numbering(stats, "player")
 
         async def send(message: dict) -> None:
             try:
@@ -164,7 +198,7 @@ class Command(BaseCommand):
             if me["seq"] != seq or me["pending"] is not None:
                 return  # the table moved on meanwhile: decide again on the newer state
             stats["actions"] += 1
-            me["pending"] = (time.perf_counter(), action)
+            me["pending"], me["acted"] = (time.perf_counter(), action), seq
             try:
                 await sock["ws"].send_json({"type": "act", "seq": seq, "action": action})
             except (ConnectionError, OSError):
@@ -190,7 +224,10 @@ class Command(BaseCommand):
                     # server's call failed): say it again if the new state still shows us not ready.
                     readied.clear()
                     sock["ws"] = await self._connect(url, cookie, origin, stats, attempts=RECONNECT_ATTEMPTS)
+                    numbering.reconnected()
+                    me["last"] = None
                     continue
+                gap = numbering.see(msg)
                 if msg["type"] == "error":
                     code = msg["code"]
                     key = "stale" if code == "stale_seq" else "errors"
@@ -199,10 +236,16 @@ class Command(BaseCommand):
                         stats.setdefault("codes", {}).setdefault(code, 0)
                         stats["codes"][code] += 1
                     me["pending"] = None
-                    await send({"type": "resync"})
-                    continue
-                if msg["type"] == "update" and msg["from_seq"] > me["seq"] + 1:
-                    stats["gaps"] = stats.get("gaps", 0) + 1
+                    if code != "stale_seq":
+                        await send({"type": "resync"})
+                        continue
+                    # Stale: a newer update crossed the action. Sent before this refusal (the socket's
+                    # number is past the one acted on), it is here already: decide again on it;
+                    # else it is on its way, and deciding waits for it. Neither needs the state.
+                    if me["last"] is None or msg["seq"] <= me["acted"]:
+                        continue
+                    msg = me["last"]
+                elif gap:  # as the page does: the whole state again
                     await send({"type": "resync"})
                     continue
                 if msg["type"] == "state" and me["pending"] is not None:
@@ -218,6 +261,7 @@ class Command(BaseCommand):
                             me["pending"] = None
                             break
                 me["seq"] = max(me["seq"], msg["seq"])
+                me["last"] = msg
                 state = msg["state"]
                 seat = state["seats"][state["me"]]
                 if state["stage"] == "over":
@@ -232,8 +276,39 @@ class Command(BaseCommand):
                     action = rng.choice(state["hand"]["legal"])
                     asyncio.create_task(act_later(msg["seq"], action))
         finally:
+            numbering.done()
             try:
                 await sock["ws"].close()
+            except (ConnectionError, OSError):
+                pass
+
+    async def _watch(self, ws_base, origin, table_id, cookie, stats, ramp=0.0) -> None:
+        """A club admin watching the table (a spectator): reads every message until the session is
+        over, checking its numbering; asks for the state on a gap, as the page does."""
+        await asyncio.sleep(ramp)
+        url = f"{ws_base}/ws/tables/{table_id}/"
+        ws = await self._connect(url, cookie, origin, stats, attempts=5)
+        numbering = Numbering(stats, "spectator")
+        try:
+            while True:
+                try:
+                    msg = await ws.recv_json()
+                except (ConnectionError, OSError, asyncio.IncompleteReadError):
+                    msg = None
+                if msg is None:
+                    stats["reconnects"] = stats.get("reconnects", 0) + 1
+                    ws = await self._connect(url, cookie, origin, stats, attempts=RECONNECT_ATTEMPTS)
+                    numbering.reconnected()
+                    continue
+                if numbering.see(msg):
+                    await ws.send_json({"type": "resync"})
+                    continue
+                if msg["type"] != "error" and msg["state"]["stage"] == "over":
+                    return
+        finally:
+            numbering.done()
+            try:
+                await ws.close()
             except (ConnectionError, OSError):
                 pass
 
@@ -247,3 +322,70 @@ class Command(BaseCommand):
                 stats["connect_retries"] = stats.get("connect_retries", 0) + 1
                 await asyncio.sleep(min(1 + attempt, 3))
         raise ConnectionError(f"could not connect to {url}")
+
+
+class Numbering:
+    """What one socket saw of its numbering: the viewer's update numbers, and the engine events'
+    ``seq`` in his copy of the hand (RULES.md §5.3: from 1, one more each, the view's ``seq`` the
+    last one's)."""
+
+    def __init__(self, stats: dict, kind: str):
+        self.stats, self.kind = stats, kind
+        self.seq = None  # the last update number had (None: no state yet)
+        self.states = 0
+        self.gaps = 0
+        self.hand = None  # (hand number, last engine seq) of the viewer's copy
+        stats["sockets"] += 1
+
+    def reconnected(self) -> None:
+        self.states -= 1  # the first state of a new socket is no resync
+        self.seq = None
+
+    def see(self, msg: dict) -> bool:
+        """Account for one message; True for an update with a gap before it."""
+        stats = self.stats
+        if msg["type"] == "state":
+            self.states += 1
+            if self.states > 1:
+                stats["resyncs"] += 1
+            self.seq = msg["seq"]
+            self._engine_state(msg["state"])
+            return False
+        if msg["type"] != "update" or self.seq is None:
+            return False
+        if msg["from_seq"] <= self.seq:
+            stats["out_of_order"] += 1
+            return False
+        gap = msg["from_seq"] > self.seq + 1
+        if gap:
+            self.gaps += 1
+            stats["gaps_by"][self.kind] += 1
+            self.hand = None
+        self.seq = msg["seq"]
+        if not gap:
+            self._engine_update(msg)
+        return gap
+
+    def _engine_state(self, state: dict) -> None:
+        hand = state.get("hand")
+        self.hand = None if hand is None else (hand["number"], hand["view"]["seq"])
+
+    def _engine_update(self, msg: dict) -> None:
+        hand = msg["state"].get("hand")
+        if hand is None:
+            return
+        number, last = self.hand if self.hand is not None else (None, None)
+        for ev in msg["events"]:
+            if ev.get("type") == "hand.start":
+                number, last = ev["number"], 0
+            elif ev.get("type") == "engine" and last is not None:
+                if ev["event"]["seq"] != last + 1:
+                    self.stats["engine_gaps"] += 1
+                last = ev["event"]["seq"]
+        if number == hand["number"] and last is not None and hand["view"]["seq"] != last:
+            self.stats["engine_gaps"] += 1
+        self.hand = (hand["number"], hand["view"]["seq"])
+
+    def done(self) -> None:
+        if self.gaps:
+            self.stats["sockets_with_gaps"] += 1
