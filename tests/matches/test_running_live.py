@@ -68,15 +68,21 @@ def test_no_show_is_played_by_tuoguan_and_withdrawn_after_two_rounds(match_club,
     assert entry.rank == 9  # behind everyone still playing
     r3 = MatchRound.objects.get(match=match, number=3)
     assert ghost.pk not in r3.players and len(r3.players) == 8 and len(r3.byes) == 2
-    # his tables went on: he timed out, went on 托管 and 托管 finished them
+    # his tables went on: he timed out; time-outs on his own turns put him on 托管 (a claim
+    # window's time-out does not: others would learn he held an option, RULES.md §5.3)
     from apps.tables.models import TableEvent
+    from apps.tables.transitions import TUOGUAN_AFTER_TIMEOUTS
     first = MatchTable.objects.get(match=match, round__number=1, seats__contains=ghost.pk) \
         if connection.vendor == "postgresql" else next(
             t for t in MatchTable.objects.filter(match=match, round__number=1) if ghost.pk in t.seats)
     seat = first.seats.index(ghost.pk)
-    types = [(e.type, e.payload.get("seat"), e.payload.get("on"))
-             for e in TableEvent.objects.filter(table_id=first.table_id, type__in=["seat.timeout", "seat.tuoguan"])]
-    assert ("seat.timeout", seat, None) in types and ("seat.tuoguan", seat, True) in types
+    events = [e.payload for e in TableEvent.objects.filter(table_id=first.table_id, type="seat.timeout")
+              if e.payload.get("seat") == seat]
+    assert events
+    turn_timeouts = [e for e in events if not e.get("claim")]
+    went_tuoguan = TableEvent.objects.filter(table_id=first.table_id, type="seat.tuoguan", payload__seat=seat,
+                                             payload__on=True).exists()
+    assert went_tuoguan == (len(turn_timeouts) >= TUOGUAN_AFTER_TIMEOUTS)
     assert first.results[str(ghost.pk)]["absent"] is True
     assert mh.escrow_balance(match) == 0 and mh.audit_clean() == {}
 
