@@ -126,8 +126,16 @@ def test_lockout_message_in_the_users_language_says_when(client, db, lang, words
     html = answer.content.decode()
     until = timezone.localtime(SignInLockout.objects.get(scope="username").until)
     assert answer.status_code == 429 and words in html
-    assert until.strftime("%H:%M") in html
+    same_day = until.date() == timezone.localtime().date()
+    assert (until.strftime("%H:%M") if same_day else str(until.year)) in html  # the day too after midnight
     assert ("5 分钟" if lang == "zh-hans" else "5 minutes") in html
+
+
+def test_lockout_message_names_the_day_when_it_ends_another_day():
+    now = timezone.localtime().replace(hour=23, minute=58)
+    with translation.override("en"):
+        text = signin.lockout_message(now + timedelta(minutes=10), now=now)
+    assert "10 minutes" in text and str((now + timedelta(minutes=10)).year) in text
 
 
 def test_lockout_and_its_end_are_in_the_audit_trail(client, db, later):
