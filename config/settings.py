@@ -41,7 +41,7 @@ DJANGO_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
 ]
-THIRD_PARTY_APPS = ["channels"]
+THIRD_PARTY_APPS = ["channels", "axes", "csp"]
 LOCAL_APPS = [
     "apps.accounts",
     "apps.clubs",
@@ -56,6 +56,7 @@ INSTALLED_APPS = DJANGO_APPS + THIRD_PARTY_APPS + LOCAL_APPS
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "config.csp.SiteCSPMiddleware",  # outside the others: every response gets the policy
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -63,6 +64,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "axes.middleware.AxesMiddleware",  # last, as django-axes asks: turns a lockout into its answer
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -105,12 +107,52 @@ AUTH_USER_MODEL = "accounts.User"
 LOGIN_URL = "accounts:login"
 LOGIN_REDIRECT_URL = "clubs:list"
 LOGOUT_REDIRECT_URL = "home"
+# django-axes first: it refuses a locked-out username or address before any password is checked.
+AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator", "OPTIONS": {"min_length": 8}},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+
+# --- Sign-in throttling (django-axes; apps/accounts/signin.py) and other rate limits ---------
+# SIGNIN_FAILURE_LIMIT failed sign-ins for one username, or from one address, lock it out for the
+# cool-off: SIGNIN_COOLOFF_SECONDS, doubled for each earlier lockout of it in the last 24 hours, at
+# most SIGNIN_COOLOFF_MAX_SECONDS. `manage.py unlock_signin --username U | --address IP` lifts one.
+SIGNIN_FAILURE_LIMIT = int(os.environ.get("SIGNIN_FAILURE_LIMIT", "5"))
+SIGNIN_COOLOFF_SECONDS = int(os.environ.get("SIGNIN_COOLOFF_SECONDS", "300"))
+SIGNIN_COOLOFF_MAX_SECONDS = int(os.environ.get("SIGNIN_COOLOFF_MAX_SECONDS", "86400"))
+AXES_FAILURE_LIMIT = SIGNIN_FAILURE_LIMIT
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # each counted on its own
+AXES_COOLOFF_TIME = "apps.accounts.signin.cool_off"
+AXES_USE_ATTEMPT_EXPIRATION = True  # each failure keeps the expiry it got: a lockout keeps its end
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False  # tries while locked do not move the end
+AXES_HANDLER = "apps.accounts.signin.SignInHandler"
+AXES_LOCKOUT_CALLABLE = "apps.accounts.signin.lockout_response"
+AXES_CLIENT_IP_CALLABLE = "apps.accounts.signin.request_ip"
+AXES_ENABLE_ACCESS_FAILURE_LOG = True
+AXES_VERBOSE = False  # no start-up banner on every manage.py command; lockouts are logged by signin
+# Requests per window (seconds) per user / per address, counted by apps.accounts.ratelimit.
+ACCOUNTS_RATES = {
+    "signup": {"ip": 10, "window": 3600},
+    "password_change": {"user": 5, "ip": 20, "window": 900},
+}
+
+# --- Content-Security-Policy (django-csp; config/csp.py adds this site's script, style and
+# WebSocket sources per request): nothing else loads, runs, connects or frames.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'none'"],
+        "img-src": ["'self'"],
+        "font-src": ["'self'"],
+        "manifest-src": ["'self'"],
+        "form-action": ["'self'"],
+        "base-uri": ["'none'"],
+        "object-src": ["'none'"],
+        "frame-ancestors": ["'none'"],
+    },
+}
 
 # --- i18n -----------------------------------------------------------------------------------
 LANGUAGE_CODE = "zh-hans"
@@ -190,19 +232,42 @@ CELERY_BEAT_SCHEDULE["tables-sweep-presence"] = {"task": "apps.tables.tasks.swee
 CELERY_BEAT_SCHEDULE["ledgers-sweep-unsettled"] = {"task": "apps.ledgers.tasks.sweep_unsettled", "schedule": 60.0}
 CELERY_BEAT_SCHEDULE["matches-start-due"] = {"task": "apps.matches.tasks.start_due_matches", "schedule": 5.0}
 CELERY_BEAT_SCHEDULE["matches-advance"] = {"task": "apps.matches.tasks.advance_matches", "schedule": 3.0}
+CELERY_BEAT_SCHEDULE["accounts-close-ended-lockouts"] = {"task": "apps.accounts.tasks.close_ended_lockouts", "schedule": 60.0}
 CELERY_BEAT_SCHEDULE["audit-sweep-unrecorded"] = {"task": "apps.replays.audit.tasks.sweep_unrecorded", "schedule": 120.0}
 
-# --- Security (behind a TLS proxy in production) ---------------------------------------------
-SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", False)
-CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", False)
-if env_bool("BEHIND_TLS_PROXY", False):
-    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+# --- Security: one switch for a site served over HTTPS by its TLS proxy -------------------------
+LOOPBACK_HOSTS = {"localhost", "127.0.0.1", "[::1]", "::1", "testserver"}
+
+
+def _names_a_real_host(hosts: list[str]) -> bool:
+    """True when ALLOWED_HOSTS names a host beyond this machine's loopback names."""
+    return any(host.strip().lower() not in LOOPBACK_HOSTS for host in hosts)
+
+
+# BEHIND_TLS_PROXY: browsers reach the site over HTTPS through a proxy we run (deploy/nginx), which
+# sets X-Forwarded-Proto and X-Forwarded-For itself, overwriting what clients send. On: secure
+# cookies, HSTS, the redirect to HTTPS, X-Forwarded-Proto trusted, and the client's address taken
+# from X-Forwarded-For (sign-in throttling, seen addresses). Default: on when DEBUG is false and
+# ALLOWED_HOSTS names a real host, so a production site is secure unless it says otherwise, while
+# `./dev serve --demo`, the browser tests and the loopback scripts (default hosts) stay plain http.
+BEHIND_TLS_PROXY = env_bool("BEHIND_TLS_PROXY", not DEBUG and _names_a_real_host(ALLOWED_HOSTS))
+SESSION_COOKIE_SECURE = BEHIND_TLS_PROXY
+CSRF_COOKIE_SECURE = BEHIND_TLS_PROXY
+SECURE_SSL_REDIRECT = BEHIND_TLS_PROXY
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if BEHIND_TLS_PROXY else None
+# HSTS_SECONDS: how long browsers keep to HTTPS once they saw the site (default a year; 0: no
+# HSTS header; start with 3600 on a first deployment if unsure).
+SECURE_HSTS_SECONDS = int(os.environ.get("HSTS_SECONDS", "31536000")) if BEHIND_TLS_PROXY else 0
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("HSTS_INCLUDE_SUBDOMAINS", True)
+SECURE_HSTS_PRELOAD = env_bool("HSTS_PRELOAD", True)
 
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
-    "loggers": {"django": {"handlers": ["console"], "level": "INFO", "propagate": False}},
+    "loggers": {"django": {"handlers": ["console"], "level": "INFO", "propagate": False},
+                # django-axes says INFO about every failure; its lockouts are WARNINGs (and accounts.signin's).
+                "axes": {"handlers": ["console"], "level": "WARNING", "propagate": False}},
 }
 

@@ -39,3 +39,46 @@ class SeenAddress(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user_id}@{self.ip}"
+
+
+class SignInLockout(models.Model):
+    """A sign-in lockout: too many failed sign-ins for a username or from an address.
+
+    The audit trail of throttling (django-axes counts the failures; ``accounts.signin`` writes these
+    rows): one row when a lockout starts, its ``ended_at`` and ``end`` when the cool-off ran out or
+    an admin lifted it (``manage.py unlock_signin``). At most one open row per username or address.
+    """
+
+    class Scope(models.TextChoices):
+        USERNAME = "username", _("username")
+        ADDRESS = "address", _("address")
+
+    class End(models.TextChoices):
+        EXPIRED = "expired", _("cool-off ended")
+        UNLOCKED = "unlocked", _("unlocked by an admin")
+
+    scope = models.CharField(_("locked"), max_length=8, choices=Scope.choices)
+    key = models.CharField(_("username or address"), max_length=255)  # what is locked
+    username = models.CharField(_("username tried"), max_length=255, blank=True)
+    ip = models.GenericIPAddressField(_("from address"), null=True, blank=True)
+    started_at = models.DateTimeField(_("started"), db_index=True)
+    until = models.DateTimeField(_("until"))
+    cool_off_seconds = models.PositiveIntegerField(_("cool-off (seconds)"))
+    ended_at = models.DateTimeField(_("ended"), null=True, blank=True)
+    end = models.CharField(_("how it ended"), max_length=8, choices=End.choices, blank=True)
+
+    class Meta:
+        ordering = ["-started_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["scope", "key"], condition=models.Q(ended_at__isnull=True),
+                                    name="accounts_one_open_lockout"),
+            models.CheckConstraint(condition=models.Q(ended_at__isnull=True, end="")
+                                   | (models.Q(ended_at__isnull=False) & ~models.Q(end="")),
+                                   name="accounts_lockout_end_with_time"),
+            models.CheckConstraint(condition=models.Q(until__gt=models.F("started_at")),
+                                   name="accounts_lockout_until_after_start"),
+        ]
+        indexes = [models.Index(fields=["scope", "key", "started_at"], name="accounts_lockout_key_start")]
+
+    def __str__(self) -> str:
+        return f"{self.scope}:{self.key} {self.started_at:%Y-%m-%d %H:%M}"

@@ -1,4 +1,4 @@
-"""Record the address of every sign-in (``user_logged_in``)."""
+"""Record the address of every sign-in (``user_logged_in``) and every sign-in lockout (signin)."""
 
 from __future__ import annotations
 
@@ -13,4 +13,7 @@ def on_logged_in(sender, request, user, **kwargs) -> None:
 
 
 def connect() -> None:
+    from . import signin
+
     user_logged_in.connect(on_logged_in, dispatch_uid="accounts.address_on_login")
+    signin.connect()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ipaddress
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
@@ -12,13 +13,19 @@ from .models import SeenAddress
 
 
 def client_ip(meta: dict) -> str | None:
-    """The client's address of a request (``REMOTE_ADDR``; a proxy in front must set it).
+    """The client's address of a request: ``REMOTE_ADDR``, or behind our proxy what it forwarded.
 
-    Returns None for anything that is not an IP address.
+    Only when the deployment says it is behind its proxy (``settings.BEHIND_TLS_PROXY``) is the
+    last ``X-Forwarded-For`` entry used: the address our proxy saw (deploy/nginx overwrites the
+    header, a proxy that appends puts it last). Otherwise the header is ignored, so a client cannot
+    choose its address by sending one. Returns None for anything that is not an IP address.
     """
-    value = (meta.get("REMOTE_ADDR") or "").strip()
+    value = meta.get("REMOTE_ADDR") or ""
+    if getattr(settings, "BEHIND_TLS_PROXY", False):
+        forwarded = (meta.get("HTTP_X_FORWARDED_FOR") or "").rsplit(",", 1)[-1].strip()
+        value = forwarded or value
     try:
-        return str(ipaddress.ip_address(value))
+        return str(ipaddress.ip_address(value.strip()))
     except ValueError:
         return None
 

@@ -3,18 +3,17 @@
 from __future__ import annotations
 
 import secrets
-import time
 import unicodedata
 from dataclasses import dataclass
 from datetime import timedelta
 
 from django.conf import settings
-from django.core.cache import cache
 from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from apps.accounts import ratelimit
 from apps.tables.models import Hand
 
 from . import access as replay_access
@@ -106,27 +105,11 @@ def _rate() -> dict:
 
 
 def check_rate(*, user_id: int | None, ip: str | None) -> None:
-    """Count one share-code lookup for the user and for the address; RateLimited over the limit.
-
-    Fixed windows in Django's cache (one shared cache in production makes the limit global).
-    """
+    """Count one share-code lookup for the user and for the address; RateLimited over the limit."""
     rate = _rate()
-    window = int(rate["window"])
-    bucket = int(time.time() // window)
-    retry = window - int(time.time() % window)
-    over = False
-    for kind, ident in (("user", user_id), ("ip", ip)):
-        if ident is None:
-            continue
-        key = f"replays:share-rate:{kind}:{ident}:{bucket}"
-        cache.add(key, 0, timeout=window + 5)
-        try:
-            count = cache.incr(key)
-        except ValueError:  # evicted between add and incr
-            cache.set(key, 1, timeout=window + 5)
-            count = 1
-        over = over or count > int(rate[kind])
-    if over:
+    retry = ratelimit.hit("replays:share", window=int(rate["window"]),
+                          limits=[("user", user_id, rate["user"]), ("ip", ip, rate["ip"])])
+    if retry is not None:
         raise RateLimited(_("Too many replay codes tried. Please wait a minute and try again."), retry_after=retry)
 
 

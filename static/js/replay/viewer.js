@@ -283,6 +283,9 @@ $("felt").addEventListener("touchend", (e) => {
   if (Math.abs(dx) > 40 && Math.abs(dx) > Math.abs(dy) * 1.5) { pause(); go(player.k + (dx < 0 ? 1 : -1)); }
 });
 
+// The share link selects itself when focused, ready to copy.
+for (const el of document.querySelectorAll(".share-link")) el.addEventListener("focus", () => el.select());
+
 renderMoves();
 const fromHash = Number((location.hash || "").slice(1));
 player.k = Number.isInteger(fromHash) && fromHash >= 0 && fromHash <= last && location.hash ? fromHash : 0;
