@@ -92,7 +92,7 @@ def _row(match, i: int, e: Entrant, live: int, state: str) -> StandingRow:
         rank=e.rank or i, user_id=e.user_id, name=getattr(e.user, "name", "") or e.user.username,
         match_points=formats.format_points(e.match_points, match.players),
         match_points_scaled=e.match_points, game_points=e.game_points + live, best_hand=e.best_hand,
-        chips=(e.chips + live) if formats.of(match).uses_chips else None,
+        chips=(e.chips + live) if formats.FORMATS[match.format].uses_chips else None,
         current_table_id=e.current_table_id, state=state, status=e.status, final_rank=e.rank,
         prize=e.prize, registered_order=e.registered_order, hands_played=e.hands_played,
     )
