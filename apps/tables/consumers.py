@@ -261,7 +261,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
             elif kind == "dissolve":
                 await self._call(dissolve.dissolve_vote, vote=content.get("vote"))
             elif kind == "tuoguan":
-                await self._call(services.seat_set_tuoguan, on=content.get("on"))
+                await self._call(services.seat_set_tuoguan, on=content.get("on"), seat=content.get("seat"))
             else:
                 await self._error("unknown_type", f"Unknown message type {kind!r}.")
         except TableError as exc:
@@ -301,21 +301,34 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
         if key == "spectator" and not await self._may_watch():
             return
         if key != self.view_key:  # he took or left a seat: another viewer's numbering starts here
-            await self._send_state()
+            await self._send_state(arrived=key != "spectator")
             return
         if message["seqs"][key] <= self.seq:  # the state he was sent already holds it
             return
         self.seq = message["seqs"][key]
         await self.send(text_data=view)  # the viewer's ``update``, encoded once by the outbox
 
-    async def _send_state(self) -> None:
+    async def _send_state(self, *, arrived: bool = False) -> None:
         """The whole view, with the viewer's access decided in the same locked read as the state.
-        Updates wait meanwhile (one sent first would be taken back by an older state)."""
+        Updates wait meanwhile (one sent first would be taken back by an older state).
+
+        ``arrived``: this socket's user has just taken a seat (a join made over HTTP while the
+        page watched): his seat is put online in the same transaction as the state is read
+        (``services.socket_open``, as on connect), so nobody sees him offline until the
+        presence touch, seconds later, would have."""
         self._holds += 1
         if self._backlog is None:
             self._backlog = []
+        sends = []
         try:
-            snap = await db_call(viewer_snapshot)(user=self.user, table_id=self.table_id)
+            if arrived:
+                sends, snap, error = await db_call(_collecting(services.socket_open))(
+                    user=self.user, table_id=self.table_id)
+                if error is not None:
+                    await hub.publish(sends)
+                    raise error
+            else:
+                snap = await db_call(viewer_snapshot)(user=self.user, table_id=self.table_id)
             if snap is None:
                 await self.close(code=CLOSE_FORBIDDEN)
                 return
@@ -323,6 +336,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
         finally:
             self._holds -= 1
         await self._drain()
+        await hub.publish(sends)
 
     async def _send_snapshot(self, snap: dict) -> None:
         self.seq, self.view_key = snap["seq"], viewer_key(snap["viewer"])

@@ -202,9 +202,17 @@ def _set_online(ctx, seat: Seat | None, online: bool) -> None:
     ctx.event("seat.online", {"seat": seat.index, "online": online})
 
 
-def seat_set_tuoguan(*, user, table_id: int, on: bool) -> None:
+def seat_set_tuoguan(*, user, table_id: int, on: bool, seat: Any = None) -> None:
+    """A seated player switches 托管 (auto-play at ``TUOGUAN_LEVEL``) on or off for his own seat.
+    On only while the table plays (a waiting table has nothing to play); off at any time while
+    it is open (a time-out may have put him on it)."""
     if not isinstance(on, bool):  # "false" is a string, not a no: refuse what is not a JSON boolean
         raise TableError("bad_message", "托管 is switched with true or false.")
     with table_action(table_id) as ctx:
-        seat = check_seated(ctx, user)
-        do_set_tuoguan(ctx, seat, on)
+        mine = check_seated(ctx, user)
+        if seat is not None and (isinstance(seat, bool) or seat != mine.index):
+            raise TableError("not_your_seat", "You may only switch auto-play for your own seat.")
+        check_open(ctx.table)
+        if on and ctx.table.status != TableStatus.PLAYING:
+            raise TableError("not_playing", "Auto-play can be switched on only while the table plays.")
+        do_set_tuoguan(ctx, mine, on)
