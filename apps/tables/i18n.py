@@ -60,4 +60,14 @@ def table_strings() -> dict:
         "waitingJoin": _("Waiting to join"), "bigWinner": _("Big winner"), "zimo": _("Self-drawn wins"),
         "dianpao": _("Dealt in"), "bestHuxi": _("Best huxi"), "rematch": _("Play again"),
         "rules": _("Table rules"), "soundOn": _("Sound on"), "soundOff": _("Sound off"),
+        # Issue 24: the 托管 switch, the 解散 confirmation, the result of a dissolved table.
+        "tuoguanOn": _("Auto-play on"), "tuoguanHelp": _("Let the computer play for you until you switch it off"),
+        "error_not_playing": _("Auto-play can be switched on only while the table plays."),
+        "error_not_your_seat": _("You may only act for your own seat."),
+        "dissolvePropose": _("Ask to dissolve"),
+        "dissolveConfirmWaiting": _("Dissolve this table? Everyone seated leaves it and it cannot be reopened."),
+        "dissolveConfirmVote": _("Ask the other players to dissolve the table? It ends when all agree; "
+                                 "the hand in play is not scored."),
+        "handCutShort": _("Hand %(n)s was not finished and is not scored."),
+        "noHandPlayed": _("No hand was played at this table."),
     }

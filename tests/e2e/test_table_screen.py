@@ -378,3 +378,81 @@ def test_a_crowded_table_still_fits(server, browser, tmp_path, name, players):
     assert page.evaluate("() => document.scrollingElement.scrollHeight") <= VIEWPORTS[name][1]
     shot(page, tmp_path, f"crowded{players}_{name}_columns")
     page.context.close()
+
+
+def test_tuoguan_switch_and_dissolve_confirmation(server, browser, tmp_path):
+    """Issue 24 at 390x844: the player switches 托管 on and off himself; 解散 asks first in the
+    page's own dialog (cancel changes nothing); the dissolved table's panel says it once, with no
+    score rows of empty seats and no 再来一局 or hands link when no hand was finished."""
+    base, club = server["url"], server["club"]
+    page = open_page(browser, base, "ts_p3", VIEWPORTS["portrait"])
+    open_practice(page, base, club)
+    page.wait_for_function("() => window.tableApp.state.stage === 'hand'")
+    switch = page.locator("#tuoguan-btn")
+    assert switch.is_visible() and switch.get_attribute("aria-checked") == "false"
+    assert switch.text_content() == "托管"
+    box = switch.bounding_box()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= 390
+    assert page.evaluate("() => { const s = window.tableApp.state; return s.hand.turn === s.me; }")  # he deals
+    switch.click()
+    page.wait_for_function("() => { const s = window.tableApp.state; return s.seats[s.me].tuoguan; }")
+    assert switch.get_attribute("aria-checked") == "true" and switch.text_content() == "托管中"
+    shot(page, tmp_path, "tuoguan_on_portrait")
+    # The computer plays his turns: the dealer's first discard (his, he deals a practice table he
+    # opened) is made without him.
+    page.wait_for_function("() => { const s = window.tableApp.state; return s.stage !== 'hand' || s.hand.turn !== s.me; }")
+    switch.click()
+    page.wait_for_function("() => { const s = window.tableApp.state; return s.stage !== 'hand' || !s.seats[s.me].tuoguan; }")
+    if page.evaluate("() => window.tableApp.state.stage") == "hand":
+        assert switch.get_attribute("aria-checked") == "false"
+
+        # 解散: a dialog first; cancel leaves the table as it was.
+        page.click("#dissolve-btn")
+        dialog = page.locator("dialog.confirm-dialog")
+        dialog.wait_for()
+        assert "当前这一局不计分" in dialog.text_content()
+        shot(page, tmp_path, "dissolve_confirm_portrait")
+        dialog.locator(".confirm-cancel").click()
+        page.wait_for_timeout(400)
+        state = page.evaluate("() => window.tableApp.state")
+        assert state["status"] == "playing" and state["dissolve"] is None
+        assert page.locator("dialog.confirm-dialog").count() == 0
+        # Confirmed: the bots agree at once, so the practice table ends.
+        page.click("#dissolve-btn")
+        page.locator("dialog.confirm-dialog .confirm-ok").click()
+        page.wait_for_selector("#over:not([hidden])")
+        over = page.locator("#over")
+        assert over.text_content().count("房间已解散") == 1
+        assert "未打完，不计分" in over.text_content()
+        assert page.locator("#settlement").is_hidden()
+        assert over.locator(".act-rematch").count() == 0 and over.locator(".hands-link").count() == 0
+        assert not switch.is_visible() and not page.locator("#dissolve-btn").is_visible()
+        shot(page, tmp_path, "dissolved_in_hand_portrait")
+    page.context.close()
+
+    # The creator of a waiting table: 解散房间 asks, then one message and no empty rows.
+    page = open_page(browser, base, "ts_p2", VIEWPORTS["portrait"])
+    page.goto(f"{base}/clubs/{club}/")
+    page.click("form.open-table button[type=submit]")
+    page.wait_for_url("**/tables/*/")
+    page.wait_for_selector("#waiting:not([hidden]) .act-dissolve")
+    assert not page.locator("#tuoguan-btn").is_visible()  # nothing to play yet
+    page.click("#waiting .act-dissolve")
+    dialog = page.locator("dialog.confirm-dialog")
+    dialog.wait_for()
+    assert "确定解散房间吗" in dialog.text_content()
+    page.wait_for_timeout(200)
+    assert page.evaluate("() => window.tableApp.state.status") == "waiting"  # nothing sent yet
+    ok = dialog.locator(".confirm-ok").bounding_box()
+    assert ok["height"] >= 44
+    shot(page, tmp_path, "dissolve_waiting_confirm_portrait")
+    dialog.locator(".confirm-ok").click()
+    page.wait_for_selector("#over:not([hidden])")
+    over = page.locator("#over")
+    text = over.text_content()
+    assert text.count("房间已解散") == 1 and "本房间没有打过一局" in text
+    assert over.locator("table.summary").count() == 0
+    assert over.locator(".act-rematch").count() == 0 and over.locator(".hands-link").count() == 0
+    assert page.locator("#waiting").is_hidden() and page.locator("#settlement").is_hidden()
+    shot(page, tmp_path, "dissolved_waiting_portrait")
+    page.context.close()

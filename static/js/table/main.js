@@ -1,4 +1,5 @@
 // Boot the table page: config and strings come from JSON blobs rendered by the template.
+import { askConfirm } from "../common/dialog.js";
 import { $, jsonScript } from "../common/dom.js";
 import { fmt } from "../common/text.js";
 import { renderCenter, renderMine, renderOpponents, saveArrangement, updateRing } from "./board.js";
@@ -22,6 +23,7 @@ const api = {
     render();
   },
   send: (message) => socket.send(message),
+  dissolve: () => confirmDissolve(),
   chooseChi(options) { ui.chi = options; render(); },
   async post(url) {
     const res = await postJson(url);
@@ -148,6 +150,38 @@ function render() {
   renderDissolve($("dissolve"), state, t, api);
   const canPropose = state.status === "playing" && state.me !== null && state.me !== undefined && !state.dissolve;
   $("dissolve-btn").hidden = !canPropose;
+  renderTuoguanSwitch($("tuoguan-btn"), state);
+}
+
+// --- the 托管 switch and the 解散 confirmation (issue 24) ----------------------------------------
+
+/** The player's own 托管 switch: shown to a seated player while the table plays; its state is his
+ * seat's public flag (a time-out may have switched it on), a tap asks the server to flip it. */
+function renderTuoguanSwitch(btn, st) {
+  const seat = st.me !== null && st.me !== undefined ? st.seats[st.me] : null;
+  btn.hidden = !(seat && st.status === "playing");
+  const on = Boolean(seat && seat.tuoguan);
+  btn.setAttribute("aria-checked", on ? "true" : "false");
+  btn.classList.toggle("on", on);
+  btn.textContent = on ? t.tuoguanOn : t.tuoguan;
+  btn.title = on ? t.cancelTuoguan : t.tuoguanHelp;
+}
+$("tuoguan-btn").addEventListener("click", () => {
+  const seat = state && state.me !== null && state.me !== undefined ? state.seats[state.me] : null;
+  if (seat) socket.send({ type: "tuoguan", on: !seat.tuoguan });
+});
+
+/** 解散 asks first, in the page's own dialog: the creator of a waiting table ends it at once; at a
+ * playing table a seated player proposes a vote that everyone must agree to. */
+async function confirmDissolve() {
+  if (!state) return;
+  const waiting = state.status === "waiting";
+  const yes = await askConfirm({
+    title: waiting ? t.dissolveTable : t.dissolvePropose,
+    message: waiting ? t.dissolveConfirmWaiting : t.dissolveConfirmVote,
+    ok: waiting ? t.dissolveTable : t.dissolvePropose, cancel: t.cancel, danger: true,
+  });
+  if (yes) socket.send({ type: "dissolve", vote: true });
 }
 
 // --- sound: short WebAudio beeps for my turn and my claim options, with a mute switch -------------
@@ -216,7 +250,7 @@ const socket = new TableSocket(cfg.wsPath, {
   },
 });
 
-$("dissolve-btn").addEventListener("click", () => socket.send({ type: "dissolve", vote: true }));
+$("dissolve-btn").addEventListener("click", () => confirmDissolve());
 // Countdowns run locally from the deadline timestamps the server sends: the rings every frame, the
 // plain second counters (piao, dissolve vote) when their number changes.
 function tick() {

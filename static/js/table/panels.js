@@ -69,7 +69,7 @@ export function renderWaiting(root, state, t, api, cfg) {
   if (mine && !mine.ready) bar.append(button(t.ready, "btn-primary act-ready", () => api.send({ type: "ready" })));
   if (state.practice && state.created_by === cfg.userId && free) bar.append(button(t.addBot, "", () => api.post(cfg.urls.bot)));
   if (mine && state.created_by !== cfg.userId) bar.append(button(t.leave, "", () => api.post(cfg.urls.leave)));
-  if (mine && state.created_by === cfg.userId) bar.append(button(t.dissolveTable, "btn-danger", () => api.send({ type: "dissolve", vote: true })));
+  if (mine && state.created_by === cfg.userId) bar.append(button(t.dissolveTable, "btn-danger act-dissolve", () => api.dissolve()));
   root.append(bar);
 }
 
@@ -99,7 +99,8 @@ export function renderSettlement(root, state, t, api, cfg) {
   root.replaceChildren();
   const hand = state.hand;
   const over = state.stage === "over";
-  if (!hand || hand.status === "playing" || !(state.stage === "settle" || over)) { root.hidden = true; return; }
+  // A hand cut short by 解散 has no result to show: the over panel says so (renderOver).
+  if (!hand || hand.status !== "finished" || !(state.stage === "settle" || over)) { root.hidden = true; return; }
   root.hidden = false;
   const result = hand.result || {};
   const s = result.settlement || {};
@@ -164,10 +165,10 @@ export function renderSettlement(root, state, t, api, cfg) {
 
 /** The 大局 summary after the last hand: per player total, 胡, 自摸, 放炮 (when the rules have 点炮),
  * best 胡息, the big winner (大赢家) marked; 再来一局 for seated players when the server offers it. */
-export function summaryEl(state, t, api, cfg) {
+export function summaryEl(state, t, api, cfg, { title = true } = {}) {
   const box = h("div", "session-summary");
-  box.append(h("h2", "", state.status === "dissolved" ? t.dissolved : t.summary));
-  const rows = state.summary || [];
+  if (title) box.append(h("h2", "", state.status === "dissolved" ? t.dissolved : t.summary));
+  const rows = (state.summary || []).filter((r) => r.name);  // a seat nobody took has no row
   const has = (k) => rows.some((r) => r[k] !== null && r[k] !== undefined);
   const cols = [["total", t.total, (r) => signed(r.total ?? 0), "delta"], ["wins", t.wins, (r) => String(r.wins ?? 0), ""]];
   if (has("zimo")) cols.push(["zimo", t.zimo, (r) => String(r.zimo ?? 0), ""]);
@@ -188,20 +189,27 @@ export function summaryEl(state, t, api, cfg) {
   box.append(sum);
   const bar = h("div", "actions");
   const mine = state.me !== null && state.me !== undefined;
-  if (mine && cfg.urls && cfg.urls.rematch) bar.append(button(t.rematch, "btn-primary act-rematch", () => api.rematch()));
-  if (cfg.handsUrl) bar.append(Object.assign(h("a", "btn btn-small hands-link", cfg.handsLabel || t.replay), { href: cfg.handsUrl }));
+  const played = state.hands_played > 0;  // 再来一局 and the hands' replays need a hand played
+  if (mine && played && cfg.urls && cfg.urls.rematch) bar.append(button(t.rematch, "btn-primary act-rematch", () => api.rematch()));
+  if (played && cfg.handsUrl) bar.append(Object.assign(h("a", "btn btn-small hands-link", cfg.handsLabel || t.replay), { href: cfg.handsUrl }));
   box.append(bar);
   return box;
 }
 
 export function renderOver(root, state, t, cfg, api) {
-  // A session that ended without a settled last hand (dissolved before any hand): summary only.
+  // A session that ended without a settled last hand (dissolved before any hand, or during one):
+  // one message, the summary of the hands played (if any), the way back.
   root.replaceChildren();
-  if (state.stage !== "over" || (state.hand && state.hand.status !== "playing")) { root.hidden = true; return; }
+  const hand = state.hand;
+  if (state.stage !== "over" || (hand && hand.status === "finished")) { root.hidden = true; return; }
   root.hidden = false;
   root.append(h("h2", "", state.status === "dissolved" ? t.dissolved : t.finished));
-  if (state.summary && state.summary.length) root.append(summaryEl(state, t, api, cfg));
-  root.append(Object.assign(h("a", "btn", t.backToClub), { href: cfg.clubUrl }));
+  if (hand && hand.status === "dissolved") root.append(h("p", "muted cut-short", fmt(t.handCutShort, { n: hand.number })));
+  if (state.hands_played > 0 && state.summary && state.summary.length) root.append(summaryEl(state, t, api, cfg, { title: false }));
+  else if (!hand) root.append(h("p", "muted no-hands", t.noHandPlayed));
+  const bar = h("div", "actions");
+  bar.append(Object.assign(h("a", "btn", t.backToClub), { href: cfg.clubUrl }));
+  root.append(bar);
 }
 
 export function renderDissolve(root, state, t, api) {
