@@ -8,10 +8,10 @@ import re
 
 import pytest
 from django.urls import reverse
+from tables_helpers import ready_all
 
 from apps.clubs.models import Membership, Role
 from apps.tables import arranged, services
-from tables_helpers import ready_all
 
 pytestmark = pytest.mark.django_db
 
@@ -23,8 +23,7 @@ def _card(html: str, table_id: int) -> str:
 
 def _controls(card: str) -> list[str]:
     """The visible words of the card's links and buttons, in order."""
-    found = re.findall(r"<(?:a|button)\b[^>]*>\s*([^<]+?)\s*</(?:a|button)>", card)
-    return [w for w in found]
+    return re.findall(r"<(?:a|button)\b[^>]*>\s*([^<]+?)\s*</(?:a|button)>", card)
 
 
 def _page(client, user, club) -> str:
@@ -52,7 +51,7 @@ def test_each_table_link_says_what_it_does(client, club, players, template, make
 
     html = _page(client, stranger, club)  # a plain member with no seat
     assert _controls(_card(html, waiting.pk)) == ["入座", "观战"]
-    assert 'action="%s"' % reverse("tables:join", args=[waiting.pk]) in _card(html, waiting.pk)
+    assert f'action="{reverse("tables:join", args=[waiting.pk])}"' in _card(html, waiting.pk)
     assert _controls(_card(html, playing.pk)) == []  # a member may not watch a table in play
 
     html = _page(client, club.admin_user, club)  # an admin: may sit down, or watch any table
