@@ -8,13 +8,15 @@ action                                 member  admin  owner  staff
 =====================================  ======  =====  =====  =====
 view club page (members, templates)    yes     yes    yes    yes
 play at tables                         yes     yes    yes    no
+open a table from a rule template      yes     yes    yes    no
 leave the club                         yes     yes    no*    no
 invites, join requests (see, decide)   no      yes    yes    no
 remove / ban / unban a *member*        no      yes    yes    no
 remove / ban an admin                  no      no     yes    no
 promote / demote admins                no      no     yes    no
 transfer ownership                     no      no     yes    no
-rule templates, tables, ledger, matches no     yes    yes    no
+rule templates, ledger, matches        no      yes    yes    no
+force-dissolve any open table          no      yes    yes    no
 view the audit pages                   no      yes    yes    yes
 =====================================  ======  =====  =====  =====
 

@@ -12,7 +12,8 @@ from django.utils.translation import gettext
 from django.views.decorators.http import require_POST
 
 from apps.accounts.services import address_seen, client_ip
-from apps.clubs.models import Club, RuleTemplate
+from apps.clubs.access import member_access
+from apps.clubs.models import RuleTemplate
 from apps.clubs.rules_text import describe_table
 
 from . import dissolve, rematch, services
@@ -59,7 +60,9 @@ def _answer(request: HttpRequest, ok_url: str, error: TableError | None) -> Http
 @login_required
 @require_POST
 def table_open(request: HttpRequest, club_id: int) -> HttpResponse:
-    club = get_object_or_404(Club, pk=club_id)
+    """Any member opens a table from one of the club's rule templates (the README's matrix: the
+    templates, their fees included, are the managers'; which of them to play is the members')."""
+    club, _membership = member_access(request, club_id)  # 404 outsiders, 403 staff who only look
     template = get_object_or_404(RuleTemplate, pk=request.POST.get("template"), club=club)
     try:
         table = services.table_open(user=request.user, template=template,
