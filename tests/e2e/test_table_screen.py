@@ -433,6 +433,17 @@ def test_tuoguan_switch_and_dissolve_confirmation(server, browser, tmp_path):
     # The creator of a waiting table: 解散房间 asks, then one message and no empty rows.
     page = open_page(browser, base, "ts_p2", VIEWPORTS["portrait"])
     page.goto(f"{base}/clubs/{club}/")
+    page.locator("form.open-table").scroll_into_view_if_needed()
+    # The open form's template select and 练习桌 checkbox are touch targets (≥ 44 px, readable text).
+    for sel in ("#open-template", "label[for=open-practice]", "#open-bot-level"):
+        target = page.locator(sel).bounding_box()
+        assert target["height"] >= 44 and target["x"] >= 0 and target["x"] + target["width"] <= 390, (sel, target)
+    assert page.evaluate("() => parseFloat(getComputedStyle(document.getElementById('open-template')).fontSize)") >= 16
+    page.locator("label[for=open-practice]").click(position={"x": 300, "y": 22})  # the whole row toggles it
+    assert page.locator("#open-practice").is_checked()
+    page.locator("label[for=open-practice]").click(position={"x": 300, "y": 22})
+    assert not page.locator("#open-practice").is_checked()
+    shot(page, tmp_path, "open_form_portrait")
     page.click("form.open-table button[type=submit]")
     page.wait_for_url("**/tables/*/")
     page.wait_for_selector("#waiting:not([hidden]) .act-dissolve")
