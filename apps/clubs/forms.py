@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 from django import forms
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
@@ -63,19 +61,6 @@ MAIN_FIELDS = ("name", "preset", "players", "base_score", "hands_per_session", "
 MODEL_FIELDS = (*MAIN_FIELDS, "options")
 
 
-def _json_type_error(name: str, value, default) -> str | None:
-    """A message in the user's language when ``value`` has not the type of option ``name``."""
-    if isinstance(default, bool):
-        return None if isinstance(value, bool) else _('"%(name)s" must be true or false.') % {"name": name}
-    if isinstance(default, int):
-        if isinstance(value, bool) or not isinstance(value, int):
-            return _('"%(name)s" must be a whole number.') % {"name": name}
-        return None
-    if not isinstance(value, str):
-        return _('"%(name)s" must be a text value such as "%(example)s".') % {"name": name, "example": default}
-    return None
-
-
 def rule_error_message(error: Exception, *, preset: str, players) -> tuple[str, str]:
     """The option an engine ``RuleError`` names, and a message for it in the user's language (the
     engine's own text is English and technical)."""
@@ -102,9 +87,9 @@ def rule_error_message(error: Exception, *, preset: str, players) -> tuple[str, 
 
 
 class RuleTemplateForm(forms.Form):
-    """A rule template: the preset by name, each of its options as a field, and an optional JSON
-    object of further overrides for power users. ``clean`` builds the ``options`` dict (the overrides
-    of the preset's defaults) that the engine validates and ``services.template_create`` stores."""
+    """A rule template: the preset by name and each of its options as a field (no JSON).
+    ``clean`` builds the ``options`` dict (the overrides of the preset's defaults) that the engine
+    validates and ``services.template_create`` stores, and reports every error at once."""
 
     name = forms.CharField(label=_("Name"), max_length=60)
     preset = forms.ChoiceField(label=_("Preset"))
@@ -141,18 +126,13 @@ class RuleTemplateForm(forms.Form):
             "draw. Practice tables never pay."
         ),
     )
-    options = forms.CharField(
-        label=_("Advanced: more option overrides (JSON)"),
-        required=False,
-        widget=forms.Textarea(attrs={"rows": 3, "spellcheck": "false", "class": "mono"}),
-        help_text=_('For power users: a JSON object, e.g. {"min_huxi": 10}; it wins over the fields above. '
-                    "Empty: only the fields above."),
-    )
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, stored_options: dict | None = None, **kwargs):
+        """``stored_options``: the overrides of the template being edited (``kept_options``)."""
         from apps.engine.rules import PRESETS
 
         super().__init__(*args, **kwargs)
+        self.stored_options = dict(stored_options or {})
         self.fields["preset"].choices = preset_choices()
         for preset in PRESETS:
             for option in rules_text.PRESET_OPTIONS.get(preset, ()):
@@ -198,44 +178,16 @@ class RuleTemplateForm(forms.Form):
         if rules is not None:
             for name in shown:
                 initial[option_field_name(template.preset, name)] = getattr(rules, name)
-        # What the fields cannot show stays in the JSON field; piao follows the piao choices.
-        rest = {k: v for k, v in (template.options or {}).items() if k not in shown and k != "piao"}
-        initial["options"] = json.dumps(rest, ensure_ascii=False) if rest else ""
         return initial
 
     # ---- cleaning ------------------------------------------------------------------------------
 
-    def clean_options(self) -> dict:
-        """The advanced JSON overrides, checked for shape and types with messages in the user's
-        language (never the JSON parser's English)."""
-        from apps.engine.rules import OPTION_NAMES, RuleSet
-
-        text = (self.cleaned_data.get("options") or "").strip()
-        if not text:
-            return {}
-        try:
-            value = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ValidationError(
-                _('This is not valid JSON (line %(line)s, column %(column)s). Write it like {"min_huxi": 10}, '
-                  "with double quotes around names.") % {"line": exc.lineno, "column": exc.colno}
-            ) from exc
-        if not isinstance(value, dict):
-            raise ValidationError(_('Options must be a JSON object such as {"min_huxi": 10}.'))
-        errors = []
-        defaults = RuleSet()
-        for name, item in value.items():
-            if name == "players":
-                errors.append(_('Set the number of players with the "Players" field, not in the JSON.'))
-            elif name not in OPTION_NAMES:
-                errors.append(_('"%(name)s" is not an option.') % {"name": name})
-            else:
-                message = _json_type_error(name, item, getattr(defaults, name))
-                if message:
-                    errors.append(message)
-        if errors:
-            raise ValidationError(errors)
-        return value
+    def kept_options(self) -> dict:
+        """Overrides of the edited template that no field shows (set through the JSON field the
+        form once had): kept as they are, so saving the form changes only what it shows. Piao
+        follows the piao choices."""
+        return {k: v for k, v in self.stored_options.items()
+                if k not in rules_text.FIELD_OPTIONS and k not in ("piao", "players")}
 
     def clean_claim_seconds(self) -> int:
         value = self.cleaned_data.get("claim_seconds")
@@ -264,20 +216,22 @@ class RuleTemplateForm(forms.Form):
 
     def _options_from_fields(self, preset: str) -> dict:
         """The chosen preset's option fields (an empty one keeps the preset's default), the piao
-        flag that the piao choices need, then the advanced JSON on top; only overrides are kept."""
+        flag that the piao choices need, and the kept older overrides; only overrides are kept."""
         from apps.engine.rules import PRESETS
 
         defaults = PRESETS[preset]
-        values = {}
+        values = dict(self.kept_options())
         for option in rules_text.PRESET_OPTIONS.get(preset, ()):
             value = self.cleaned_data.get(option_field_name(preset, option.name))
             values[option.name] = getattr(defaults, option.name) if value is None else value
         values["piao"] = bool(self.cleaned_data.get("piao_choices"))
-        values.update(self.cleaned_data.get("options") or {})
-        return {k: v for k, v in values.items() if getattr(defaults, k) != v}
+        return {k: v for k, v in values.items() if getattr(defaults, k, None) != v}
 
     def clean(self):
-        from apps.engine.rules import RuleError, resolve_ruleset
+        """Every error at once: each field's own, the numbers the service checks (a negative fee
+        with a missing name), the player counts the preset supports, then the rules by the engine
+        (which needs the preset, the players and the preset's option fields to be valid)."""
+        from apps.engine.rules import PRESET_PLAYERS, RuleError, resolve_ruleset
 
         from . import services
 
@@ -286,34 +240,29 @@ class RuleTemplateForm(forms.Form):
         mine = f"opt_{preset}_"
         for field in [f for f in self._errors if f.startswith("opt_") and not f.startswith(mine)]:
             del self._errors[field]  # another preset's options: not used, so not checked
-        if self.errors or not preset:
+        present = {name: cleaned[name] for name in MODEL_FIELDS if name in cleaned and name not in self._errors}
+        for field, message in services.template_field_errors(present).items():
+            if field in present:  # (a field that did not clean has its own error already)
+                self.add_error(field, message)
+        if not preset:
             return cleaned
-        advanced = cleaned.get("options") or {}
+        players = cleaned.get("players")
+        if players is not None and players not in PRESET_PLAYERS.get(preset, ()):
+            allowed = "、".join(str(n) for n in PRESET_PLAYERS.get(preset, ()))
+            self.add_error("players", _("%(preset)s is played by %(allowed)s players.") % {
+                "preset": rules_text.preset_label(preset), "allowed": allowed})
+            return cleaned
+        if players is None or any(f.startswith(mine) for f in self._errors):
+            return cleaned
         options = self._options_from_fields(preset)
         try:
-            rules = resolve_ruleset(preset, options, players=cleaned["players"])
+            resolve_ruleset(preset, options, players=players)
         except RuleError as exc:
-            name, message = rule_error_message(exc, preset=preset, players=cleaned["players"])
+            name, message = rule_error_message(exc, preset=preset, players=players)
             field = option_field_name(preset, name)
-            if name in advanced:
-                field = "options"
-            elif name == "players":
-                field = "players"
-            elif field not in self.fields:
-                field = "options"
-            self.add_error(field, message)
-            return cleaned
-        if cleaned.get("piao_choices") and not rules.piao:
-            self.add_error("options", _('The advanced options turn piao off ("piao": false): remove it, or '
-                                        "leave the piao choices empty."))
+            self.add_error(field if field in self.fields else None, message)
             return cleaned
         cleaned["options"] = options
-        try:
-            services.template_validate(fields=self.template_fields())
-        except ValidationError as exc:
-            for field, messages in exc.message_dict.items():
-                for message in messages:
-                    self.add_error(field if field in self.fields else None, message)
         return cleaned
 
     def template_fields(self) -> dict:

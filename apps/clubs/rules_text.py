@@ -106,17 +106,20 @@ _FOUR_PLAYERS = Option(
     choices=(("sit_out", gettext_lazy("The seat opposite the dealer sits out")),
              ("deal_all", gettext_lazy("Everybody is dealt (15/14/14/14)"))),
 )
+# 自摸: what a self-drawn win adds (every preset: clubs set it as they play it).
+_ZIMO = Option("zimo", "choice", gettext_lazy("Zimo (self-drawn win)"), "",
+               choices=(("fan", gettext_lazy("A mingtang with its own fan")), ("+1tun", gettext_lazy("+1 tun")),
+                        ("none", gettext_lazy("Counts for nothing"))))
+_ZIMO_FAN = Option("zimo_fan", "int", gettext_lazy("Fan of zimo"), gettext_lazy("Used when zimo is a mingtang."),
+                   min=1, max=10)
 _CHENZHOU = (
     _MIN_HUXI_CHENZHOU,
     Option("tun_mode", "choice", gettext_lazy("Huxi to tun"), "",
            choices=(("3xi1tun", gettext_lazy("3 huxi make 1 tun")), ("1xi1tun", gettext_lazy("1 huxi makes 1 tun")))),
     Option("mao_hu", "bool", gettext_lazy("Mao hu"),
            gettext_lazy("A complete hand with 0 huxi may win and counts as 15 huxi.")),
-    Option("zimo", "choice", gettext_lazy("Zimo (self-drawn win)"), "",
-           choices=(("fan", gettext_lazy("A mingtang with its own fan")), ("+1tun", gettext_lazy("+1 tun")),
-                    ("none", gettext_lazy("Counts for nothing")))),
-    Option("zimo_fan", "int", gettext_lazy("Fan of zimo"), gettext_lazy("Used when zimo is a mingtang."),
-           min=1, max=10),
+    _ZIMO,
+    _ZIMO_FAN,
     Option("discard_win", "bool", gettext_lazy("Win on a discard (fang pao)"), ""),
     Option("pao_pays", "choice", gettext_lazy("Who pays on a discard win"),
            gettext_lazy("Only with a win on a discard."),
@@ -133,19 +136,23 @@ _CHENZHOU = (
 )
 
 PRESET_OPTIONS: dict[str, tuple[Option, ...]] = {
-    "basic": (_MIN_HUXI, _PIAO_MODE, _CHOU_HU, _DEALER),
-    "half": (_MIN_HUXI, _PIAO_MODE, _CHOU_HU, _DEALER),
-    "full": (_MIN_HUXI, _PIAO_MODE, _CHOU_HU, _DEALER),
-    "changsha": (_MIN_HUXI, _PIAO_MODE, _CHOU_HU, _DEALER),
+    "basic": (_MIN_HUXI, _ZIMO, _ZIMO_FAN, _PIAO_MODE, _CHOU_HU, _DEALER),
+    "half": (_MIN_HUXI, _ZIMO, _ZIMO_FAN, _PIAO_MODE, _CHOU_HU, _DEALER),
+    "full": (_MIN_HUXI, _ZIMO, _ZIMO_FAN, _PIAO_MODE, _CHOU_HU, _DEALER),
+    "changsha": (_MIN_HUXI, _ZIMO, _ZIMO_FAN, _PIAO_MODE, _CHOU_HU, _DEALER),
     "quanmin": (
         _MIN_HUXI,
         Option("kai_di_you_xi", "bool", gettext_lazy("Kai di you xi"),
                gettext_lazy("A red reveal card adds 2 tun to the winner (red small) or 4 (red big).")),
-        _PIAO_MODE, _CHOU_HU, _DEALER,
+        _ZIMO, _ZIMO_FAN, _PIAO_MODE, _CHOU_HU, _DEALER,
     ),
     "chenzhou": (*_CHENZHOU, _PIAO_MODE, _CHOU_HU, _DEALER),
-    "luzhou": (_MIN_HUXI, _FOUR_PLAYERS, _PIAO_MODE, _CHOU_HU, _DEALER),
+    "luzhou": (_MIN_HUXI, _FOUR_PLAYERS, _ZIMO, _ZIMO_FAN, _PIAO_MODE, _CHOU_HU, _DEALER),
 }
+
+# Every option some preset shows as a field (an override of any other option, stored before the
+# form had no JSON field, is kept as it is: ``forms.RuleTemplateForm.kept_options``).
+FIELD_OPTIONS = frozenset(o.name for options in PRESET_OPTIONS.values() for o in options)
 
 
 def option_label(name: str) -> str:

@@ -312,6 +312,25 @@ def template_validate(*, fields: dict[str, Any]) -> None:
     """
     from apps.engine.rules import RuleError, resolve_ruleset
 
+    errors = template_field_errors(fields)
+    if errors:
+        raise ValidationError(errors)
+    options, piao = fields.get("options"), fields.get("piao_choices")
+    try:
+        ruleset = resolve_ruleset(fields["preset"], options, players=fields["players"])
+    except RuleError as exc:
+        field = str(exc).split(":", 1)[0]
+        field = field if field in ("preset", "players") else "options"
+        raise ValidationError({field: _("Invalid rules: %(error)s") % {"error": exc}}) from exc
+    if piao and not ruleset.piao:
+        raise ValidationError(
+            {"piao_choices": _('This ruleset has no piao; set the option "piao": true or leave this empty.')}
+        )
+
+
+def template_field_errors(fields: dict[str, Any]) -> dict[str, str]:
+    """The template's numbers and shapes checked one by one, every error at once (field name ->
+    message); the rules themselves are the engine's (``template_validate``)."""
     errors: dict[str, str] = {}
     if not str(fields.get("name", "")).strip():
         errors["name"] = _("A template needs a name.")
@@ -341,18 +360,7 @@ def template_validate(*, fields: dict[str, Any]) -> None:
         isinstance(v, bool) or not isinstance(v, int) or v < 0 for v in piao
     ):
         errors["piao_choices"] = _("Piao choices must be whole numbers of 0 or more.")
-    if errors:
-        raise ValidationError(errors)
-    try:
-        ruleset = resolve_ruleset(fields["preset"], options, players=fields["players"])
-    except RuleError as exc:
-        field = str(exc).split(":", 1)[0]
-        field = field if field in ("preset", "players") else "options"
-        raise ValidationError({field: _("Invalid rules: %(error)s") % {"error": exc}}) from exc
-    if piao and not ruleset.piao:
-        raise ValidationError(
-            {"piao_choices": _('This ruleset has no piao; set the option "piao": true or leave this empty.')}
-        )
+    return errors
 
 
 def _clean_fields(fields: dict[str, Any]) -> dict[str, Any]:

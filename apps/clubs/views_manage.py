@@ -146,7 +146,8 @@ def template_form(request: HttpRequest, club_id: int, template_id: int | None = 
     club, membership = _manager(request, club_id, access.is_manager)
     template = get_in_club(RuleTemplate, club, pk=template_id) if template_id else None
     initial = RuleTemplateForm.initial_from(template) if template else None
-    form = RuleTemplateForm(request.POST or None, initial=initial)
+    form = RuleTemplateForm(request.POST or None, initial=initial,
+                            stored_options=template.options if template else None)
     if request.method == "POST" and form.is_valid():
         try:
             if template is None:
@@ -160,7 +161,10 @@ def template_form(request: HttpRequest, club_id: int, template_id: int | None = 
         else:
             messages.success(request, _("Rule template saved."))
             return redirect("clubs:detail", club_id=club.pk)
-    context = {"club": club, "membership": membership, "form": form, "template": template}
+    from apps.engine.rules import PRESET_PLAYERS  # the page's script offers only these counts
+
+    context = {"club": club, "membership": membership, "form": form, "template": template,
+               "preset_players": {k: list(v) for k, v in PRESET_PLAYERS.items()}}
     return render(request, "clubs/template_form.html", context)
 
 

@@ -71,12 +71,12 @@ def test_template_form_shows_presets_and_engine_errors(client, world):
     html = client.get(url).content.decode()
     for preset in ("basic", "full", "chenzhou", "luzhou"):
         assert f'value="{preset}"' in html
-    data = {**TEMPLATE_FORM, "options": '{"min_huxi": "abc"}'}
+    data = {**TEMPLATE_FORM, "preset": "basic", "opt_basic_min_huxi": "abc"}
     response = client.post(url, data)
-    assert response.status_code == 200 and "min_huxi" in response.content.decode()
-    response = client.post(url, {**data, "options": "{not json"})
-    assert response.status_code == 200 and "JSON" in response.content.decode()
-    response = client.post(url, {**data, "options": '{"min_huxi": 10}', "piao_choices": ""})
+    assert response.status_code == 200 and "opt_basic_min_huxi" in response.context["form"].errors
+    response = client.post(url, {**data, "opt_basic_min_huxi": "40"})
+    assert response.status_code == 200 and "opt_basic_min_huxi" in response.context["form"].errors
+    response = client.post(url, {**data, "opt_basic_min_huxi": "10", "piao_choices": ""})
     assert response.status_code == 302
     assert RuleTemplate.objects.get(club=world.club, name="x").options == {"min_huxi": 10}
 

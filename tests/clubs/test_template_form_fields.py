@@ -1,5 +1,6 @@
 """The rule template form without JSON: the preset by name, each preset's options as fields, piao
-choices that switch piao on, errors in the user's language, the advanced JSON field, claim time."""
+choices that switch piao on, errors in the user's language (all at once), no JSON field (older
+stored overrides kept), only the preset's player counts, claim time."""
 
 from __future__ import annotations
 
@@ -20,7 +21,6 @@ MAIN = {
     "piao_choices": "",
     "fee": "0",
     "fee_payer": "each",
-    "options": "",
 }
 
 
@@ -147,39 +147,86 @@ def test_bad_numbers_and_piao_choices_in_both_languages(client, world):
     assert not RuleTemplate.objects.filter(name=MAIN["name"]).exists()
 
 
-# ---- the advanced JSON field --------------------------------------------------------------------
-
-JSON_BAD = [
-    ("{not json", "这不是有效的 JSON（第1行，第2列）", "This is not valid JSON (line 1, column 2)"),
-    ("[1, 2]", "选项必须是", 'Options must be a JSON object such as {&quot;min_huxi&quot;: 10}.'),
-    ('{"nope": 1}', "没有“nope”这个选项", "&quot;nope&quot; is not an option."),
-    ('{"min_huxi": "abc"}', "“min_huxi”必须是整数", "&quot;min_huxi&quot; must be a whole number."),
-    ('{"chou_hu": 1}', "“chou_hu”只能是 true 或 false", "&quot;chou_hu&quot; must be true or false."),
-    ('{"players": 4}', "人数请用“人数”一项设置", "Set the number of players with the &quot;Players&quot; field"),
-    ('{"mao_hu": true}', "基本花样没有“毛胡”这个选项", "Mao hu is not an option of Basic."),
-    ('{"piao": false}', "高级选项关闭了飘", "The advanced options turn piao off"),
-]
+# ---- no JSON field; every error at once; only the preset's player counts (issue 24) ---------------
 
 
-@pytest.mark.parametrize(("text", "zh", "en"), JSON_BAD)
-def test_the_json_field_has_friendly_errors(client, world, text, zh, en):
+def test_the_form_has_no_json_field_and_ignores_one(client, world):
     client.force_login(world.owner)
-    data = {**MAIN, "preset": "basic", "options": text, "piao_choices": "1,2"}
-    html = post(client, world, data).content.decode()
-    assert zh in html
-    english = post(client, world, data, lang="en").content.decode()
-    assert en in english
-    for leak in ("Expecting", "delimiter", "expected an", "Invalid rules"):  # json / engine English
-        assert leak not in html and leak not in english
-    assert not RuleTemplate.objects.filter(name=MAIN["name"]).exists()
-
-
-def test_the_json_field_adds_overrides_the_fields_do_not_have(client, world):
-    client.force_login(world.owner)
-    data = {**MAIN, "preset": "basic", "options": '{"mingtang_stack": "max", "min_huxi": 12}',
-            **opt("basic", min_huxi=15)}
+    html = client.get(reverse("clubs:template_create", args=[world.club.pk])).content.decode()
+    assert 'name="options"' not in html and "JSON" not in html and "高级" not in html
+    data = {**MAIN, "preset": "basic", "options": '{"mingtang_stack": "max", "min_huxi": 12}'}
     assert post(client, world, data).status_code == 302
-    assert saved(world).options == {"mingtang_stack": "max", "min_huxi": 12}  # the JSON wins
+    assert saved(world).options == {}  # a forged JSON override sets nothing
+
+
+def test_zimo_is_a_field_of_every_preset(client, world):
+    client.force_login(world.owner)
+    data = {**MAIN, "preset": "full", **opt("full", zimo="fan", zimo_fan=3)}
+    assert post(client, world, data).status_code == 302
+    assert saved(world).options == {"zimo": "fan", "zimo_fan": 3}
+    assert saved(world).resolve_ruleset().zimo == "fan"
+
+
+def test_every_error_is_reported_at_once(client, world):
+    """A missing name, a base score of 0, a fee of -5, 4 players for 全名堂 and a minimum huxi of 40:
+    one answer lists them all (the fee used to be flagged only once the others were fixed)."""
+    client.force_login(world.owner)
+    data = {**MAIN, "preset": "full", "name": "", "base_score": "0", "fee": "-5", "players": "4",
+            **opt("full", min_huxi=40)}
+    response = post(client, world, data)
+    assert response.status_code == 200
+    form = response.context["form"]
+    assert set(form.errors) >= {"name", "base_score", "fee", "players", "opt_full_min_huxi"}, form.errors
+    html = response.content.decode()
+    assert "桌费不能为负数" in html and "全名堂只能3人玩" in html
+    assert not RuleTemplate.objects.filter(club=world.club, name="").exists()
+    # The same fee alone, with everything else right: still refused, with the same words.
+    response = post(client, world, {**MAIN, "preset": "full", "fee": "-5"})
+    assert list(response.context["form"].errors) == ["fee"]
+    # Once the preset's own options are right, the engine's checks come in the same answer too.
+    response = post(client, world, {**MAIN, "preset": "chenzhou", "fee": "-5", "players": "3",
+                                    **opt("chenzhou", pao_pays="all")})
+    assert set(response.context["form"].errors) == {"fee", "opt_chenzhou_pao_pays"}
+
+
+@pytest.mark.parametrize(("preset", "players", "ok"), [
+    ("full", 4, False), ("full", 2, False), ("full", 3, True), ("basic", 4, False),
+    ("chenzhou", 2, True), ("chenzhou", 4, True), ("luzhou", 2, True),
+])
+def test_only_the_presets_player_counts_are_accepted(client, world, preset, players, ok):
+    client.force_login(world.owner)
+    response = post(client, world, {**MAIN, "preset": preset, "players": str(players)})
+    if ok:
+        assert response.status_code == 302
+        assert saved(world).players == players
+    else:
+        assert response.status_code == 200 and list(response.context["form"].errors) == ["players"]
+        assert "只能3人玩" in response.content.decode()
+        assert not RuleTemplate.objects.filter(name=MAIN["name"]).exists()
+
+
+def test_the_page_hands_its_script_the_player_counts_of_each_preset(client, world):
+    from apps.engine.rules import PRESET_PLAYERS
+
+    client.force_login(world.owner)
+    response = client.get(reverse("clubs:template_create", args=[world.club.pk]))
+    assert response.context["preset_players"] == {k: list(v) for k, v in PRESET_PLAYERS.items()}
+    assert 'id="preset-players"' in response.content.decode()
+
+
+def test_older_overrides_no_field_shows_are_kept_on_edit(client, world):
+    """A template saved when the form had a JSON field keeps what only that field could set."""
+    template = services.template_create(
+        club=world.club, by=world.owner, name="旧模板", preset="basic", players=3, base_score=1,
+        piao_choices=[], hands_per_session=8, turn_seconds=15, claim_seconds=15,
+        options={"mingtang_stack": "max", "min_huxi": 12},
+    )
+    client.force_login(world.admin)
+    url = reverse("clubs:template_edit", args=[world.club.pk, template.pk])
+    data = {**MAIN, "name": "旧模板", "preset": "basic", **opt("basic", min_huxi=10)}
+    assert client.post(url, data).status_code == 302
+    template.refresh_from_db()
+    assert template.options == {"mingtang_stack": "max", "min_huxi": 10}
 
 
 # ---- the page, the edit round trip, the claim time ----------------------------------------------
@@ -210,7 +257,7 @@ def test_edit_prefills_the_option_fields_and_saves_them_back_unchanged(client, w
     )
     initial = RuleTemplateForm.initial_from(template)
     assert initial["opt_basic_min_huxi"] == 12 and initial["opt_basic_chou_hu"] is True
-    assert initial["options"] == '{"mingtang_stack": "max"}'  # piao follows the piao choices
+    assert "options" not in initial  # no JSON field: what no field shows is kept as it is
     client.force_login(world.admin)
     url = reverse("clubs:template_edit", args=[world.club.pk, template.pk])
     html = client.get(url).content.decode()

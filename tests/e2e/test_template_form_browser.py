@@ -35,8 +35,18 @@ def test_template_form_switches_preset_options(browser, live_server, transaction
     page.goto(f"{live_server.url}/clubs/{club.pk}/templates/new/")
     chenzhou = page.locator('fieldset[data-preset-only="chenzhou"]')
     basic = page.locator('fieldset[data-preset-only="basic"]')
-    page.wait_for_function("document.querySelector('fieldset[data-preset-only=chenzhou]').style.display === 'none'")
+    page.wait_for_function("document.querySelector('fieldset[data-preset-only=chenzhou]').hidden")
     assert basic.is_visible() and not chenzhou.is_visible()
+    assert page.locator("textarea[name=options]").count() == 0  # no raw JSON (issue 24)
+    enabled = "() => [...document.querySelectorAll('#id_players option')].filter((o) => !o.disabled).map((o) => o.value)"
+    # Only the preset's player counts are offered (issue 24): 全名堂 is a 3-player game.
+    page.select_option("#id_preset", "chenzhou")
+    assert page.evaluate(enabled) == ["2", "3", "4"]
+    page.select_option("#id_players", "4")
+    page.select_option("#id_preset", "full")
+    assert page.evaluate(enabled) == ["3"]
+    assert page.input_value("#id_players") == "3"  # a count full does not support moved to one it does
+    page.screenshot(path=str(OUT / "template_form_full_players.png"), full_page=True)
     page.select_option("#id_preset", "chenzhou")
     assert chenzhou.is_visible() and not basic.is_visible()
     assert page.locator('p[data-preset-only="chenzhou"]').is_visible()
