@@ -40,6 +40,8 @@ for u in players:
     Membership.objects.create(club=club, user=u, role="member")
 RuleTemplate.objects.create(club=club, name="练习一局", preset="full", players=3, hands_per_session=1,
                             turn_seconds=300, claim_seconds=120)
+RuleTemplate.objects.create(club=club, name="练习八局", preset="full", players=3, hands_per_session=8,
+                            turn_seconds=300, claim_seconds=120)
 print(club.pk)
 """.replace("__PASSWORD__", PASSWORD).replace("__CLUB__", CLUB_NAME)
 
@@ -74,8 +76,9 @@ def shot(page, tmp_path: Path, name: str) -> Path:
     return path
 
 
-def open_practice(page, base: str, club: int) -> str:
-    page.goto(f"{base}/clubs/{club}/")
+def open_practice(page, base: str, club: int, navigate: bool = True) -> str:
+    if navigate:
+        page.goto(f"{base}/clubs/{club}/")
     page.check("input[name=practice]")
     page.click("form.open-table button[type=submit]")
     page.wait_for_url("**/tables/*/")
@@ -386,7 +389,11 @@ def test_tuoguan_switch_and_dissolve_confirmation(server, browser, tmp_path):
     score rows of empty seats and no 再来一局 or hands link when no hand was finished."""
     base, club = server["url"], server["club"]
     page = open_page(browser, base, "ts_p3", VIEWPORTS["portrait"])
-    open_practice(page, base, club)
+    # Eight hands: while 托管 plays, the bots may finish a hand, never the table.
+    page.goto(f"{base}/clubs/{club}/")
+    page.select_option("#open-template", label=next(
+        o for o in page.locator("#open-template option").all_text_contents() if o.startswith("练习八局")))
+    open_practice(page, base, club, navigate=False)
     page.wait_for_function("() => window.tableApp.state.stage === 'hand'")
     switch = page.locator("#tuoguan-btn")
     assert switch.is_visible() and switch.get_attribute("aria-checked") == "false"
@@ -402,32 +409,41 @@ def test_tuoguan_switch_and_dissolve_confirmation(server, browser, tmp_path):
     # opened) is made without him.
     page.wait_for_function("() => { const s = window.tableApp.state; return s.stage !== 'hand' || s.hand.turn !== s.me; }")
     switch.click()
-    page.wait_for_function("() => { const s = window.tableApp.state; return s.stage !== 'hand' || !s.seats[s.me].tuoguan; }")
-    if page.evaluate("() => window.tableApp.state.stage") == "hand":
-        assert switch.get_attribute("aria-checked") == "false"
+    page.wait_for_function("() => { const s = window.tableApp.state; return !s.seats[s.me].tuoguan; }")
+    assert switch.get_attribute("aria-checked") == "false" and switch.text_content() == "托管"
+    if page.evaluate("() => window.tableApp.state.stage") == "settle":  # 托管 finished a hand: next one
+        page.click("#settlement .act-ready")
+    page.wait_for_function("() => window.tableApp.state.stage === 'hand'")
+    played = page.evaluate("() => window.tableApp.state.hands_played")
 
-        # 解散: a dialog first; cancel leaves the table as it was.
-        page.click("#dissolve-btn")
-        dialog = page.locator("dialog.confirm-dialog")
-        dialog.wait_for()
-        assert "当前这一局不计分" in dialog.text_content()
-        shot(page, tmp_path, "dissolve_confirm_portrait")
-        dialog.locator(".confirm-cancel").click()
-        page.wait_for_timeout(400)
-        state = page.evaluate("() => window.tableApp.state")
-        assert state["status"] == "playing" and state["dissolve"] is None
-        assert page.locator("dialog.confirm-dialog").count() == 0
-        # Confirmed: the bots agree at once, so the practice table ends.
-        page.click("#dissolve-btn")
-        page.locator("dialog.confirm-dialog .confirm-ok").click()
-        page.wait_for_selector("#over:not([hidden])")
-        over = page.locator("#over")
-        assert over.text_content().count("房间已解散") == 1
-        assert "未打完，不计分" in over.text_content()
-        assert page.locator("#settlement").is_hidden()
+    # 解散: a dialog first; cancel leaves the table as it was.
+    page.click("#dissolve-btn")
+    dialog = page.locator("dialog.confirm-dialog")
+    dialog.wait_for()
+    assert "当前这一局不计分" in dialog.text_content()
+    shot(page, tmp_path, "dissolve_confirm_portrait")
+    dialog.locator(".confirm-cancel").click()
+    page.wait_for_timeout(400)
+    state = page.evaluate("() => window.tableApp.state")
+    assert state["status"] == "playing" and state["dissolve"] is None
+    assert page.locator("dialog.confirm-dialog").count() == 0
+    # Confirmed: the bots agree at once, so the practice table ends.
+    page.click("#dissolve-btn")
+    page.locator("dialog.confirm-dialog .confirm-ok").click()
+    page.wait_for_selector("#over:not([hidden])")
+    over = page.locator("#over")
+    assert over.text_content().count("房间已解散") == 1
+    assert "未打完，不计分" in over.text_content()
+    assert page.locator("#settlement").is_hidden()
+    if played:  # 托管 finished hands before: their summary, every row named, and 再来一局
+        names = over.locator("td.summary-name").all_text_contents()
+        assert len(names) == 3 and all(n.strip() for n in names)
+        assert over.locator(".act-rematch").count() == 1
+    else:
+        assert over.locator("table.summary").count() == 0
         assert over.locator(".act-rematch").count() == 0 and over.locator(".hands-link").count() == 0
-        assert not switch.is_visible() and not page.locator("#dissolve-btn").is_visible()
-        shot(page, tmp_path, "dissolved_in_hand_portrait")
+    assert not switch.is_visible() and not page.locator("#dissolve-btn").is_visible()
+    shot(page, tmp_path, "dissolved_in_hand_portrait")
     page.context.close()
 
     # The creator of a waiting table: 解散房间 asks, then one message and no empty rows.
