@@ -34,7 +34,7 @@ def test_adjustment_shows_amount_and_reason(client, club_world):
                       reason="退还多充", by=owner)
     client.force_login(admin)
     html = _page(client, club)
-    assert "老王" in html and "阿明" in html and "-30" in html and "退还多充" in html
+    assert "<strong>老王</strong> 给 <strong>阿明</strong> 下分 <span class=\"minus\">30</span>。原因：退还多充" in html
 
 
 def test_table_open_dissolve_and_force_dissolve_are_logged(client, club_world):
