@@ -18,6 +18,8 @@ class PeriodForm(forms.Form):
 
 
 class DisputeForm(forms.Form):
+    label_suffix = ""  # the label is a question: its own punctuation, no ": " after it
+
     reason = forms.CharField(
         label=_("What is wrong with this hand?"), max_length=MAX_TEXT,
         widget=forms.Textarea(attrs={"rows": 4}),
