@@ -104,8 +104,11 @@ class _Names:
         name = d.get("name") or self.matches.get(d.get("match"))
         return _quoted(name) if name else mark_safe(_("a match"))
 
+    def table_name(self, d: dict) -> str:
+        return d.get("table_name") or self.tables.get(d.get("table")) or ""
+
     def table(self, d: dict) -> SafeString:
-        name = d.get("table_name") or self.tables.get(d.get("table"))
+        name = self.table_name(d)
         return _quoted(name) if name else mark_safe(_("a table"))
 
 
@@ -187,9 +190,11 @@ def sentence(entry: AuditLog, names: _Names) -> SafeString:
         if d.get("route") == "session_export":
             return _say(_("%(actor)s downloaded every hand of the table %(table)s."), actor=actor,
                         table=names.table(d))
-        if _int(d.get("number")):
+        if _int(d.get("number")) and names.table_name(d):
             return _say(_("%(actor)s watched the replay of hand %(number)s at the table %(table)s."),
                         actor=actor, number=d["number"], table=names.table(d))
+        if _int(d.get("number")):
+            return _say(_("%(actor)s watched the replay of hand %(number)s."), actor=actor, number=d["number"])
         return _say(_("%(actor)s watched a replay."), actor=actor)
     if a == A.DISPUTE_FILE:
         return _say(_("%(actor)s filed a dispute about a hand."), actor=actor)

@@ -145,7 +145,7 @@ class RuleTemplateForm(forms.Form):
         label=_("Advanced: more option overrides (JSON)"),
         required=False,
         widget=forms.Textarea(attrs={"rows": 3, "spellcheck": "false", "class": "mono"}),
-        help_text=_('For power users: a JSON object, e.g. {"min_huxi": 10}; it wins over the fields above. '
+        help_text=_("For power users: a JSON object of rule options; it wins over the fields above. "
                     "Empty: only the fields above."),
     )
 
