@@ -127,7 +127,9 @@ def sentence(entry: AuditLog, names: _Names) -> SafeString:
     if a == A.INVITE_CREATE:
         hours, uses = _int(d.get("valid_hours")), _int(d.get("max_uses"))
         text = _say(_("%(actor)s created an invite link."), actor=actor)
-        if hours:
+        if hours and hours % 24 == 0:
+            text += _say(_(" Valid for %(days)s days."), days=hours // 24)
+        elif hours:
             text += _say(_(" Valid for %(hours)s hours."), hours=hours)
         if uses:
             text += _say(_(" At most %(uses)s people can join with it."), uses=uses)
