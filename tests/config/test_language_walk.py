@@ -103,6 +103,8 @@ def problems(text: str, *, chinese: bool, names: tuple[str, ...] = ()) -> list[s
     if chinese:
         found += [f"English word {w!r}" for w in WORD.findall(text) if w not in ALLOWED]
         found += [f"bare id {m!r}" for m in BARE_ID.findall(text)]
+        # One word for the owner role: the club pages' 群主.
+        found += ["圈主 (the owner is 群主)"] if "圈主" in text else []
     found += [f"raw key {k!r}" for k in RAW_KEY.findall(text)]
     found += [f"ISO time {t!r}" for t in ISO.findall(text)]
     for ch in "{[":
@@ -425,3 +427,16 @@ def test_the_audit_log_says_every_kind_in_a_sentence(client, world):
     assert re.search(r"\d{1,2}月\d{1,2}日 \d{2}:\d{2}", text)
     labels = [label for _value, label in response.context["actions"]]
     assert len(labels) == len(set(labels)) == len(kinds)
+
+
+def test_dispute_pages_name_players_and_say_a_draw_was_settled(client, world):
+    club, draw = world["club"], world["draw"]
+    client.force_login(world["admin"])
+    text = _visible(client, reverse("audit:dispute", args=[club.pk, world["dispute"].pk]))
+    assert "本局玩家：阿明（庄家）、阿强、阿芳" in text
+    assert "已结算：荒庄，没有人输赢分数。" in text and "没有账本记录" not in text
+    assert "0:" not in text and "1:" not in text
+    client.force_login(world["member"])
+    form = _visible(client, reverse("audit:dispute_create", args=[draw.pk]))
+    assert "这一局有什么问题？" in form and "？:" not in form and "？：" not in form
+    assert "群主和管理员" in form
