@@ -102,14 +102,14 @@ class _Names:
 
     def match(self, d: dict) -> SafeString:
         name = d.get("name") or self.matches.get(d.get("match"))
-        return _quoted(name) if name else mark_safe(_("a match"))
+        return _quoted(name) if name else mark_safe(pgettext("unknown name", " (name unknown)"))
 
     def table_name(self, d: dict) -> str:
         return d.get("table_name") or self.tables.get(d.get("table")) or ""
 
     def table(self, d: dict) -> SafeString:
         name = self.table_name(d)
-        return _quoted(name) if name else mark_safe(_("a table"))
+        return _quoted(name) if name else mark_safe(pgettext("unknown name", " (name unknown)"))
 
 
 def _points(amount: int) -> str:

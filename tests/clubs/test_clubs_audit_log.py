@@ -80,3 +80,18 @@ def test_bad_filter_values_say_so_and_show_everything(client, club_world):
     html = _page(client, club, since="yesterday", member="x")
     assert "YYYY-MM-DD" in html or "年-月-日" in html
     assert 'data-action="club.create"' in html
+
+
+def test_sentences_escape_what_users_wrote_and_never_show_raw_keys(client, club_world):
+    from apps.clubs import services as club_services
+
+    club, owner, admin, member, _ = club_world
+    club_services.audit_log(club=club, actor=owner, action="match.cancel",
+                            detail={"match": 99, "reason": "<script>alert(1)</script>"})
+    club_services.audit_log(club=club, actor=owner, action="some.future_kind", detail={"x": [1, 2]})
+    client.force_login(owner)
+    html = _page(client, club)
+    assert "<script>alert(1)</script>" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert "老王</strong> 取消了比赛（名称不详）。原因：&lt;script&gt;" in html
+    assert "some.future_kind" not in html.replace('data-action="some.future_kind"', "")
+    assert "老王</strong> 进行了一项操作。" in html and "[1, 2]" not in html
