@@ -274,13 +274,13 @@ def world(make_user, make_club, client):
     # Every finished hand settled (the tests do not run on_commit), plus a 荒庄.
     for hand in Hand.objects.filter(table__club=club, status="finished"):
         settle_hand(hand_id=hand.pk)
-    _win, draw = _settled_hands(club, owner, players[:3])
+    win, draw = _settled_hands(club, owner, players[:3])
 
     # A dispute about the 荒庄, reviewed and resolved with an adjustment.
     dispute = disputes.dispute_create(user=players[1], hand=draw, reason="我觉得这一局有问题")
     disputes.dispute_review(dispute=dispute, by=admin)
     disputes.dispute_resolve(dispute=dispute, by=admin, outcome="核实后补偿 5 分", member_id=players[1].pk, amount=5)
-    second_dispute = disputes.dispute_create(user=players[2], hand=draw, reason="庄家有问题")
+    second_dispute = disputes.dispute_create(user=players[2], hand=win, reason="庄家有问题")
 
     # An admin's audited replay view and the collusion report's export: their own audit rows.
     client.force_login(admin)
@@ -461,6 +461,8 @@ def test_dispute_pages_name_players_and_say_a_draw_was_settled(client, world):
     assert "本局玩家：阿明（庄家）、阿强、阿芳" in text
     assert "已结算：荒庄，没有人输赢分数。" in text and "没有账本记录" not in text
     assert "0:" not in text and "1:" not in text
+    lines = _visible(client, reverse("audit:dispute", args=[club.pk, world["open_dispute"].pk]))
+    assert "1号位" in lines and "得分" in lines and "桌费" in lines and "Score" not in lines
     client.force_login(world["member"])
     form = _visible(client, reverse("audit:dispute_create", args=[draw.pk]))
     assert "这一局有什么问题？" in form and "？:" not in form and "？：" not in form
