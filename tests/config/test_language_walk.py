@@ -392,14 +392,15 @@ def test_js_strings_speak_chinese(rf):
         else:
             yield path, str(value)
 
-    with translation.override("zh-hans"):
-        for name, strings in (("table", table_strings()), ("replay", replay_strings())):
-            bad = {}
-            for path, text in texts(strings, name):
-                found = problems(re.sub(r"%\(\w+\)s|\{\w+\}", "", text), chinese=True)
-                if found:
-                    bad[path] = found
-            assert not bad, f"{name} strings: {bad}"
+    for language in ("zh-hans", "en"):
+        with translation.override(language):
+            for name, strings in (("table", table_strings()), ("replay", replay_strings())):
+                bad = {}
+                for path, text in texts(strings, name):
+                    found = problems(re.sub(r"%\(\w+\)s|\{\w+\}", "", text), chinese=language == "zh-hans")
+                    if found:
+                        bad[path] = found
+                assert not bad, f"{name} strings in {language}: {bad}"
 
 
 def _visible(client, url, lang="zh-hans") -> str:
