@@ -95,3 +95,23 @@ def test_sentences_escape_what_users_wrote_and_never_show_raw_keys(client, club_
     assert "老王</strong> 取消了比赛（名称不详）。原因：&lt;script&gt;" in html
     assert "some.future_kind" not in html.replace('data-action="some.future_kind"', "")
     assert "老王</strong> 进行了一项操作。" in html and "[1, 2]" not in html
+
+
+def test_old_rows_find_names_in_the_rows_that_named_them_with_one_query(client, club_world, django_assert_max_num_queries):
+    """A row that names a match or a table only by id reads its name from the log's own
+    match.create / table.open row (one query for the page, not one per row)."""
+    from apps.clubs import services as club_services
+
+    club, owner, admin, member, _ = club_world
+    club_services.audit_log(club=club, actor=owner, action="match.create", detail={"match": 41, "name": "周四晚快赛"})
+    club_services.audit_log(club=club, actor=owner, action="table.open", detail={"table": 7, "table_name": "夜场"})
+    for _i in range(5):
+        club_services.audit_log(club=club, actor=admin, action="match.pause", detail={"match": 41})
+        club_services.audit_log(club=club, actor=admin, action="replay.view",
+                                detail={"hand": 3, "table": 7, "number": 2, "route": "page", "as": "manager"})
+    client.force_login(owner)
+    html = _page(client, club)
+    assert html.count("暂停了比赛「周四晚快赛」。") == 5
+    assert html.count("查看了牌桌「夜场」第 2 局的回放。") == 5
+    with django_assert_max_num_queries(9):  # ten rows: the names cost two queries, not ten
+        _page(client, club)
