@@ -1,9 +1,9 @@
-"""The club audit log as people read it: each entry's details in words, and the filters.
+"""The club audit log as people read it: one sentence per entry, and the filters.
 
 Entries are written by ``services.audit_log`` from every app (clubs, tables, ledgers, matches,
-replays); their ``detail`` is a small JSON dict. ``detail_items`` turns the keys we know into
-labelled values (an amount with its sign, a reason, a table, a template...) and shows any other
-key as it is, so a new kind of entry is readable before anyone writes a label for it.
+replays); their ``detail`` is a small JSON dict. ``sentence`` says who did what to whom, with
+amounts, names and local times, in the reader's language; raw keys, ids and JSON values are never
+shown (a kind without a sentence yet is said with its label).
 """
 
 from __future__ import annotations
@@ -14,67 +14,250 @@ from datetime import date, datetime, time, timedelta
 from django.db import connection
 from django.db.models import Q, QuerySet
 from django.utils import timezone
-from django.utils.translation import gettext_lazy as _
+from django.utils.dateparse import parse_datetime
+from django.utils.formats import date_format
+from django.utils.html import conditional_escape, format_html
+from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, pgettext
 
 from .models import AuditAction, AuditLog, Club
 
-# detail key -> label; the order here is the order shown.
-DETAIL_LABELS = {
-    "amount": _("amount"),
-    "reason": _("reason"),
-    "table_name": _("table"),
-    "table": _("table no."),
-    "template": _("rule template"),
-    "code": _("code"),
-    "hand": _("hand"),
-    "match": _("match"),
-    "dispute": _("dispute"),
-    "outcome": _("outcome"),
-    "transaction": _("ledger transaction"),
-    "hands_played": _("hands played"),
-    "practice": _("practice"),
-    "role": _("role"),
-}
+# Why a table was dissolved (``apps.tables.transitions``' reasons).
 REASON_WORDS = {
-    "admin": _("by an admin"),
-    "owner": _("by its creator before the start"),
-    "vote": _("all players agreed"),
+    "admin": gettext_lazy("by an admin"),
+    "owner": gettext_lazy("by its creator before the start"),
+    "vote": gettext_lazy("all players agreed"),
 }
-SKIPPED = {"fee_payer"}  # shown through another key or not worth a line
+
+
+def local_time(value: datetime) -> str:
+    """A moment in the site's time zone, as people write it: 12月3日 20:15 / Dec 3, 20:15."""
+    return date_format(timezone.localtime(value), pgettext("audit time", "M j, H:i"))
 
 
 @dataclass(frozen=True)
-class Item:
-    label: str
-    value: str
-    kind: str = ""  # "plus" / "minus" for amounts
+class Row:
+    entry: AuditLog
+    when: str
+    sentence: SafeString
 
 
-def _value(key: str, value) -> tuple[str, str]:
-    if key == "amount" and isinstance(value, int) and not isinstance(value, bool):
-        return (f"+{value}" if value > 0 else str(value)), ("plus" if value > 0 else "minus")
-    if key == "reason" and value in REASON_WORDS:
-        return str(REASON_WORDS[value]), ""
-    if isinstance(value, bool):
-        return (str(_("yes")) if value else str(_("no"))), ""
-    if key == "table":
-        return f"#{value}", ""
-    if isinstance(value, dict):
-        return ", ".join(f"{k}: {v}" for k, v in value.items()), ""
-    if isinstance(value, list):
-        return ", ".join(map(str, value)), ""
-    return str(value), ""
+def _name(user) -> SafeString:
+    return format_html("<strong>{}</strong>", user.name if user is not None else _("the system"))
 
 
-def detail_items(entry: AuditLog) -> list[Item]:
-    detail = entry.detail if isinstance(entry.detail, dict) else {}
-    known = [k for k in DETAIL_LABELS if k in detail]
-    rest = sorted(k for k in detail if k not in DETAIL_LABELS and k not in SKIPPED)
-    items = []
-    for key in known + rest:
-        value, kind = _value(key, detail[key])
-        items.append(Item(str(DETAIL_LABELS.get(key, key)), value, kind))
-    return items
+def _quoted(text) -> SafeString:
+    return format_html(pgettext("quoted name", "“{}”"), text)
+
+
+def _int(value) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _say(sentence_: str, /, **values) -> SafeString:
+    """A translated sentence with %(name)s places, its values escaped."""
+    return mark_safe(sentence_ % {k: conditional_escape(v) for k, v in values.items()})
+
+
+class _Names:
+    """Names the sentences of one page refer to, looked up once for the page: members by id (a
+    dispute's adjusted player, two members kept apart...) and matches and tables by id, from the
+    log's own rows that named them (``match.create``/``match.update``, ``table.open``)."""
+
+    def __init__(self, club_id: int, entries: list[AuditLog]):
+        from django.contrib.auth import get_user_model
+
+        user_ids, match_ids, table_ids = set(), set(), set()
+        for e in entries:
+            d = e.detail if isinstance(e.detail, dict) else {}
+            for key in ("member", "swapped_with"):
+                if _int(d.get(key)) is not None:
+                    user_ids.add(d[key])
+            if isinstance(d.get("users"), list):
+                user_ids.update(u for u in d["users"] if _int(u) is not None)
+            if _int(d.get("match")) is not None and not d.get("name"):
+                match_ids.add(d["match"])
+            if _int(d.get("table")) is not None and not d.get("table_name"):
+                table_ids.add(d["table"])
+        self.users = {u.pk: u.name for u in get_user_model().objects.filter(pk__in=user_ids)} if user_ids else {}
+        self.matches: dict[int, str] = {}
+        self.tables: dict[int, str] = {}
+        if match_ids:
+            for d in AuditLog.objects.filter(
+                club_id=club_id, action__in=[AuditAction.MATCH_CREATE, AuditAction.MATCH_UPDATE],
+                detail__match__in=sorted(match_ids),
+            ).order_by("id").values_list("detail", flat=True):
+                if isinstance(d, dict) and d.get("name"):
+                    self.matches[d["match"]] = d["name"]
+        if table_ids:
+            for d in AuditLog.objects.filter(club_id=club_id, action=AuditAction.TABLE_OPEN,
+                                             detail__table__in=sorted(table_ids)).values_list("detail", flat=True):
+                if isinstance(d, dict) and d.get("table_name"):
+                    self.tables[d["table"]] = d["table_name"]
+
+    def user(self, user_id) -> SafeString:
+        name = self.users.get(user_id)
+        return format_html("<strong>{}</strong>", name) if name else mark_safe(_("a former member"))
+
+    def match(self, d: dict) -> SafeString:
+        name = d.get("name") or self.matches.get(d.get("match"))
+        return _quoted(name) if name else mark_safe(pgettext("unknown name", " (name unknown)"))
+
+    def table_name(self, d: dict) -> str:
+        return d.get("table_name") or self.tables.get(d.get("table")) or ""
+
+    def table(self, d: dict) -> SafeString:
+        name = self.table_name(d)
+        return _quoted(name) if name else mark_safe(pgettext("unknown name", " (name unknown)"))
+
+
+def _points(amount: int) -> str:
+    return str(abs(amount))
+
+
+def sentence(entry: AuditLog, names: _Names) -> SafeString:
+    """Who did what to whom, in the reader's language."""
+    d = entry.detail if isinstance(entry.detail, dict) else {}
+    actor, target = _name(entry.actor), _name(entry.target_user) if entry.target_user_id else None
+    a = entry.action
+    A = AuditAction
+    if a == A.CLUB_CREATE:
+        return _say(_("%(actor)s created the club %(name)s."), actor=actor, name=_quoted(d.get("name", "")))
+    if a == A.INVITE_CREATE:
+        hours, uses = _int(d.get("valid_hours")), _int(d.get("max_uses"))
+        text = _say(_("%(actor)s created an invite link."), actor=actor)
+        if hours and hours % 24 == 0:
+            text += _say(_(" Valid for %(days)s days."), days=hours // 24)
+        elif hours:
+            text += _say(_(" Valid for %(hours)s hours."), hours=hours)
+        if uses:
+            text += _say(_(" At most %(uses)s people can join with it."), uses=uses)
+        return text
+    if a == A.INVITE_REVOKE:
+        return _say(_("%(actor)s revoked an invite link."), actor=actor)
+    if a in (A.JOIN_APPROVE, A.JOIN_REJECT, A.MEMBER_REMOVE, A.MEMBER_BAN, A.MEMBER_UNBAN, A.MEMBER_PROMOTE,
+             A.MEMBER_DEMOTE, A.OWNER_TRANSFER):
+        templates = {
+            A.JOIN_APPROVE: _("%(actor)s let %(target)s join the club."),
+            A.JOIN_REJECT: _("%(actor)s turned down the join request of %(target)s."),
+            A.MEMBER_REMOVE: _("%(actor)s removed %(target)s from the club."),
+            A.MEMBER_BAN: _("%(actor)s banned %(target)s from the club."),
+            A.MEMBER_UNBAN: _("%(actor)s lifted the ban on %(target)s."),
+            A.MEMBER_PROMOTE: _("%(actor)s made %(target)s an admin."),
+            A.MEMBER_DEMOTE: _("%(actor)s took the admin rights of %(target)s."),
+            A.OWNER_TRANSFER: _("%(actor)s handed the club over to %(target)s."),
+        }
+        return _say(templates[a], actor=actor, target=target or mark_safe(_("a former member")))
+    if a == A.MEMBER_LEAVE:
+        return _say(_("%(actor)s left the club."), actor=actor)
+    if a in (A.TEMPLATE_CREATE, A.TEMPLATE_UPDATE, A.TEMPLATE_DELETE):
+        templates = {
+            A.TEMPLATE_CREATE: _("%(actor)s created the rule template %(template)s."),
+            A.TEMPLATE_UPDATE: _("%(actor)s edited the rule template %(template)s."),
+            A.TEMPLATE_DELETE: _("%(actor)s deleted the rule template %(template)s."),
+        }
+        text = _say(templates[a], actor=actor, template=_quoted(d.get("template", "")))
+        fee = _int(d.get("fee"))
+        if a != A.TEMPLATE_DELETE and fee is not None:
+            text += _say(_(" Table fee: %(fee)s points.") if fee else _(" No table fee."), fee=fee)
+        return text
+    if a == A.LEDGER_ADJUST:
+        amount = _int(d.get("amount")) or 0
+        template = (_("%(actor)s added %(points)s points to %(target)s.") if amount > 0
+                    else _("%(actor)s removed %(points)s points from %(target)s."))
+        text = _say(template, actor=actor, target=target or mark_safe(_("a former member")),
+                    points=format_html('<span class="{}">{}</span>', "plus" if amount > 0 else "minus",
+                                       _points(amount)))
+        if d.get("reason"):
+            text += _say(_(" Reason: %(reason)s"), reason=d["reason"])
+        return text
+    if a == A.TABLE_OPEN:
+        template = (_("%(actor)s opened a practice table %(table)s.") if d.get("practice")
+                    else _("%(actor)s opened a table %(table)s."))
+        text = _say(template, actor=actor, table=names.table(d))
+        if d.get("template"):
+            text += _say(_(" Rule template: %(template)s."), template=_quoted(d["template"]))
+        return text
+    if a in (A.TABLE_DISSOLVE, A.TABLE_FORCE_DISSOLVE):
+        template = (_("%(actor)s force-dissolved a table %(table)s.") if a == A.TABLE_FORCE_DISSOLVE
+                    else _("%(actor)s dissolved a table %(table)s."))
+        text = _say(template, actor=actor, table=names.table(d))
+        if a == A.TABLE_DISSOLVE and d.get("reason") in REASON_WORDS:
+            text += _say(_(" How: %(how)s."), how=str(REASON_WORDS[d["reason"]]))
+        if _int(d.get("hands_played")) is not None:
+            text += _say(_(" Hands played: %(n)s."), n=d["hands_played"])
+        return text
+    if a == A.REPLAY_VIEW:
+        if d.get("route") == "session_export":
+            return _say(_("%(actor)s downloaded every hand of the table %(table)s."), actor=actor,
+                        table=names.table(d))
+        if _int(d.get("number")) and names.table_name(d):
+            return _say(_("%(actor)s watched the replay of hand %(number)s at the table %(table)s."),
+                        actor=actor, number=d["number"], table=names.table(d))
+        if _int(d.get("number")):
+            return _say(_("%(actor)s watched the replay of hand %(number)s."), actor=actor, number=d["number"])
+        return _say(_("%(actor)s watched a replay."), actor=actor)
+    if a == A.DISPUTE_FILE:
+        return _say(_("%(actor)s filed a dispute about a hand."), actor=actor)
+    if a == A.DISPUTE_REVIEW:
+        return _say(_("%(actor)s started reviewing the dispute of %(target)s."), actor=actor,
+                    target=target or mark_safe(_("a former member")))
+    if a == A.DISPUTE_RESOLVE:
+        text = _say(_("%(actor)s resolved the dispute of %(target)s."), actor=actor,
+                    target=target or mark_safe(_("a former member")))
+        if d.get("outcome"):
+            text += _say(_(" Outcome: %(outcome)s"), outcome=d["outcome"])
+        amount = _int(d.get("amount"))
+        if amount:
+            template = (_(" %(points)s points added to %(member)s.") if amount > 0
+                        else _(" %(points)s points removed from %(member)s."))
+            text += _say(template, points=_points(amount), member=names.user(d.get("member")))
+        return text
+    if a == A.COLLUSION_EXPORT:
+        return _say(_("%(actor)s exported the collusion report."), actor=actor)
+    if a in (A.MATCH_CREATE, A.MATCH_UPDATE):
+        template = (_("%(actor)s created the match %(match)s.") if a == A.MATCH_CREATE
+                    else _("%(actor)s edited the match %(match)s."))
+        text = _say(template, actor=actor, match=names.match(d))
+        starts = parse_datetime(d["starts_at"]) if isinstance(d.get("starts_at"), str) else None
+        if starts is not None:
+            text += _say(_(" Starts %(when)s."), when=local_time(starts))
+        fee = _int(d.get("entry_fee"))
+        if fee is not None:
+            text += _say(_(" Entry fee: %(fee)s points.") if fee else _(" No entry fee."), fee=fee)
+        return text
+    if a in (A.MATCH_CANCEL, A.MATCH_PAUSE, A.MATCH_RESUME):
+        templates = {
+            A.MATCH_CANCEL: _("%(actor)s cancelled the match %(match)s."),
+            A.MATCH_PAUSE: _("%(actor)s paused the match %(match)s."),
+            A.MATCH_RESUME: _("%(actor)s resumed the match %(match)s."),
+        }
+        text = _say(templates[a], actor=actor, match=names.match(d))
+        if d.get("reason"):
+            text += _say(_(" Reason: %(reason)s"), reason=d["reason"])
+        return text
+    if a == A.MATCH_RESEAT:
+        return _say(_("%(actor)s moved %(target)s in round %(round)s of the match %(match)s from table "
+                      "%(source)s to table %(dest)s."),
+                    actor=actor, target=target or mark_safe(_("a former member")), match=names.match(d),
+                    round=d.get("round", "?"), source=d.get("from_table", "?"), dest=d.get("to_table", "?"))
+    if a in (A.NEVER_TOGETHER_ADD, A.NEVER_TOGETHER_REMOVE):
+        users = d.get("users") if isinstance(d.get("users"), list) and len(d["users"]) == 2 else [None, None]
+        template = (_("%(actor)s keeps %(a)s and %(b)s at different tables in matches.")
+                    if a == A.NEVER_TOGETHER_ADD
+                    else _("%(actor)s lets %(a)s and %(b)s sit at one table in matches again."))
+        return _say(template, actor=actor, a=names.user(users[0]), b=names.user(users[1]))
+    # A kind without a sentence yet (another app's new action): its label, never its raw key.
+    label = entry.action_label if entry.action in AuditAction.values else _("did something")
+    return _say(_("%(actor)s %(what)s."), actor=actor, what=str(label))
+
+
+def rows(club: Club, entries) -> list[Row]:
+    """The page's entries as sentences, with local times (one query for the names they need)."""
+    entries = list(entries)
+    names = _Names(club.pk, entries)
+    return [Row(e, local_time(e.created_at), sentence(e, names)) for e in entries]
 
 
 @dataclass(frozen=True)
@@ -139,4 +322,7 @@ def action_choices(club: Club) -> list[tuple[str, str]]:
                        [club.pk, club.pk])
         present = [row[0] for row in cursor.fetchall()]
     labels = dict(AuditAction.choices)
-    return sorted(((a, str(labels.get(a, a))) for a in present), key=lambda pair: pair[1])
+    # Each kind once, by its label (a kind no sentence knows is offered under its label only if
+    # it has one: a raw action key is never shown).
+    choices = {a: str(labels[a]) for a in dict.fromkeys(present) if a in labels}
+    return sorted(choices.items(), key=lambda pair: pair[1])

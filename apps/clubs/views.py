@@ -133,7 +133,7 @@ def audit_log(request: HttpRequest, club_id: int) -> HttpResponse:
     chosen, errors = audit.parse_filter(request.GET)
     page = keyset_page(audit.filtered(selectors.club_audit_log(club=club), chosen), keys=[("id", True)],
                        size=AUDIT_PAGE, params=request.GET)
-    rows = [(e, audit.detail_items(e)) for e in page]
+    rows = audit.rows(club, page)
     return render(request, "clubs/audit.html", {
         "club": club, "membership": membership, "rows": rows, "filter": chosen, "errors": errors,
         "actions": audit.action_choices(club), "members": selectors.club_members(club=club), "page": page,

@@ -5,7 +5,7 @@ from django.utils.translation import gettext_lazy as _
 
 from apps.clubs.models import Membership
 
-from .models import EntryKind
+from .memos import ENTRY_KIND_LABELS
 from .services import MAX_ADJUSTMENT
 
 
@@ -18,7 +18,7 @@ class LedgerFilterForm(forms.Form):
     member = MemberChoiceField(queryset=Membership.objects.none(), required=False, label=_("Member"))
     date_from = forms.DateField(required=False, label=_("From"), widget=forms.DateInput(attrs={"type": "date"}))
     date_to = forms.DateField(required=False, label=_("To"), widget=forms.DateInput(attrs={"type": "date"}))
-    kind = forms.ChoiceField(required=False, label=_("Kind"), choices=[("", _("All kinds")), *EntryKind.choices])
+    kind = forms.ChoiceField(required=False, label=_("Kind"), choices=[("", _("All kinds")), *ENTRY_KIND_LABELS.items()])
 
     def __init__(self, *args, club, **kwargs):
         super().__init__(*args, **kwargs)

@@ -55,10 +55,11 @@ ENTRY_ORDER = [("transaction_id", True), ("id", False)]
 
 
 def account_history(*, account: Account) -> QuerySet[Entry]:
-    """Entries of one account, newest first, with their transaction, hand and table."""
+    """Entries of one account, newest first, with their transaction, hand and table (what
+    ``memos`` words a line from)."""
     return (
         Entry.objects.filter(account=account)
-        .select_related("transaction", "transaction__hand", "transaction__created_by")
+        .select_related("transaction", "transaction__hand__table", "transaction__created_by", "account")
         .order_by("-transaction_id", "id")
     )
 
@@ -77,7 +78,7 @@ def club_entries(
 ) -> QuerySet[Entry]:
     """Every entry of a club (owner/admin view), filterable by member, date (inclusive) and kind."""
     qs = Entry.objects.filter(transaction__club=club).select_related(
-        "transaction", "transaction__hand", "transaction__created_by", "account", "account__user"
+        "transaction", "transaction__hand__table", "transaction__created_by", "account", "account__user"
     )
     if user_id is not None:
         qs = qs.filter(account__user_id=user_id, account__kind=AccountKind.MEMBER)

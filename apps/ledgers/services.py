@@ -72,13 +72,15 @@ def settle_hand(*, hand_id: int) -> SettleOutcome:
 
 
 def adjustment_create(
-    *, club: Club, member: Membership, amount: int, reason: str, by, idempotency_key: str | None = None
+    *, club: Club, member: Membership, amount: int, reason: str, by, idempotency_key: str | None = None,
+    detail: dict | None = None,
 ) -> PostResult:
     """上分 (amount > 0: club -> member) or 下分 (amount < 0: member -> club), with a reason.
 
     Only the owner and admins may; the club audit log records it in the same transaction.
     ``idempotency_key`` lets a form resubmission post once (the view passes a per-form token);
-    ``result.created`` is False for such a repeat.
+    ``result.created`` is False for such a repeat. ``detail`` adds facts for the ledger's words
+    (``memos``), e.g. ``{"what": "dispute", "dispute": id}``.
     """
     access.require_manager(club=club, user=by)
     if member.club_id != club.pk:
@@ -112,7 +114,7 @@ def adjustment_create(
         lines=lines,
         memo=reason,
         created_by=by,
-        detail={"member": member.user_id, "amount": amount},
+        detail={**(detail or {}), "member": member.user_id, "amount": amount},
         after_post=audit,
     )
     return result

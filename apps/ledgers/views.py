@@ -23,7 +23,7 @@ from apps.clubs import selectors as club_selectors
 from apps.clubs.models import Club, Membership
 from apps.clubs.paging import keyset_page
 
-from . import charts, selectors, services
+from . import charts, memos, selectors, services
 from .forms import AdjustmentForm, LedgerFilterForm
 from .links import hand_url
 from .models import Period
@@ -48,7 +48,8 @@ def _manager_access(request: HttpRequest, club_id: int) -> tuple[Club, Membershi
 
 
 def _rows(entries):
-    return [{"e": e, "hand_url": hand_url(e.transaction)} for e in entries]
+    return [{"e": e, "hand_url": hand_url(e.transaction), "what": memos.describe(e), "kind": memos.kind_label(e)}
+            for e in entries]
 
 
 @login_required

@@ -112,8 +112,8 @@ def record_view(access: ReplayAccess, *, user, route: str = "page") -> None:
         return
     hand = access.hand
     audit_log(club=hand.table.club, actor=user, action=VIEW_ACTION,
-              detail={"hand": hand.pk, "table": hand.table_id, "number": hand.number, "route": route,
-                      "as": access.role})
+              detail={"hand": hand.pk, "table": hand.table_id, "table_name": hand.table.name, "number": hand.number,
+                      "route": route, "as": access.role})
 
 
 def record_session_export(table_access: TableAccess, *, user) -> None:
@@ -122,7 +122,7 @@ def record_session_export(table_access: TableAccess, *, user) -> None:
         return
     table = table_access.table
     audit_log(club=table.club, actor=user, action=VIEW_ACTION,
-              detail={"table": table.pk, "route": "session_export", "as": table_access.role})
+              detail={"table": table.pk, "table_name": table.name, "route": "session_export", "as": table_access.role})
 
 
 @dataclass(frozen=True)

@@ -46,6 +46,26 @@ LABELS = {
     "snapshot": _("The hand's saved state matches its event log"),
 }
 
+# What each check means for a player, in plain words (the label says what was compared; the
+# engine's own ``detail`` is technical and shown only under the page's 技术细节 disclosure).
+EXPLAIN = {
+    "ended": _("Only a hand that is over can be checked from start to end."),
+    "document": _("Everything the site recorded about this hand is complete and readable."),
+    "commitment": _("Before the cards were dealt, the site published a fingerprint of the shuffle. The shuffle "
+                    "revealed after the hand has exactly that fingerprint, so it was fixed before anyone "
+                    "played and could not be changed afterwards."),
+    "deck": _("Shuffling again with the revealed shuffle gives exactly the cards each player was dealt."),
+    "replay": _("Playing every recorded move again by the rules gives the same game, move by move: no move "
+                "was added, dropped or changed."),
+    "chain": _("Each record of the table is linked to the one before it, so none can be removed or changed "
+               "without breaking the links."),
+    "settlement": _("Counting the result again (胡息, 名堂, points) gives what was announced at the end of the "
+                    "hand."),
+    "ledger": _("The points booked in the club's ledger are exactly those of the settlement, and what some "
+                "won the others paid."),
+    "snapshot": _("The state the table saved agrees with its records."),
+}
+
 
 @dataclass(frozen=True)
 class Check:
@@ -55,7 +75,8 @@ class Check:
     detail: str
 
     def as_dict(self) -> dict[str, Any]:
-        return {"key": self.key, "label": str(self.label), "ok": self.ok, "detail": self.detail}
+        return {"key": self.key, "label": str(self.label), "explain": str(EXPLAIN.get(self.key, "")), "ok": self.ok,
+                "detail": self.detail}
 
 
 def _check(key: str, ok: bool, detail: str) -> Check:

@@ -24,7 +24,7 @@ def test_audit_log_pages_walk_every_entry_and_cost_the_same(client, make_user, m
                 response = client.get(url)
             assert response.status_code == 200
             queries.append(len(ctx.captured_queries))
-            seen += [e.pk for e, _items in response.context["rows"]]
+            seen += [row.entry.pk for row in response.context["rows"]]
             older = response.context["page"].older_url
             url = path + older if older else None
         return seen, queries

@@ -34,7 +34,7 @@ def test_adjustment_shows_amount_and_reason(client, club_world):
                       reason="退还多充", by=owner)
     client.force_login(admin)
     html = _page(client, club)
-    assert "老王" in html and "阿明" in html and "-30" in html and "退还多充" in html
+    assert "<strong>老王</strong> 给 <strong>阿明</strong> 下分 <span class=\"minus\">30</span>。原因：退还多充" in html
 
 
 def test_table_open_dissolve_and_force_dissolve_are_logged(client, club_world):
@@ -80,3 +80,38 @@ def test_bad_filter_values_say_so_and_show_everything(client, club_world):
     html = _page(client, club, since="yesterday", member="x")
     assert "YYYY-MM-DD" in html or "年-月-日" in html
     assert 'data-action="club.create"' in html
+
+
+def test_sentences_escape_what_users_wrote_and_never_show_raw_keys(client, club_world):
+    from apps.clubs import services as club_services
+
+    club, owner, admin, member, _ = club_world
+    club_services.audit_log(club=club, actor=owner, action="match.cancel",
+                            detail={"match": 99, "reason": "<script>alert(1)</script>"})
+    club_services.audit_log(club=club, actor=owner, action="some.future_kind", detail={"x": [1, 2]})
+    client.force_login(owner)
+    html = _page(client, club)
+    assert "<script>alert(1)</script>" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert "老王</strong> 取消了比赛（名称不详）。原因：&lt;script&gt;" in html
+    assert "some.future_kind" not in html.replace('data-action="some.future_kind"', "")
+    assert "老王</strong> 进行了一项操作。" in html and "[1, 2]" not in html
+
+
+def test_old_rows_find_names_in_the_rows_that_named_them_with_one_query(client, club_world, django_assert_max_num_queries):
+    """A row that names a match or a table only by id reads its name from the log's own
+    match.create / table.open row (one query for the page, not one per row)."""
+    from apps.clubs import services as club_services
+
+    club, owner, admin, member, _ = club_world
+    club_services.audit_log(club=club, actor=owner, action="match.create", detail={"match": 41, "name": "周四晚快赛"})
+    club_services.audit_log(club=club, actor=owner, action="table.open", detail={"table": 7, "table_name": "夜场"})
+    for _i in range(5):
+        club_services.audit_log(club=club, actor=admin, action="match.pause", detail={"match": 41})
+        club_services.audit_log(club=club, actor=admin, action="replay.view",
+                                detail={"hand": 3, "table": 7, "number": 2, "route": "page", "as": "manager"})
+    client.force_login(owner)
+    html = _page(client, club)
+    assert html.count("暂停了比赛「周四晚快赛」。") == 5
+    assert html.count("查看了牌桌「夜场」第 2 局的回放。") == 5
+    with django_assert_max_num_queries(9):  # ten rows: the names cost two queries, not ten
+        _page(client, club)

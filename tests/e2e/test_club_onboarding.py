@@ -106,15 +106,15 @@ def test_club_onboarding(page, live_server, transactional_db):
     assert "小张" in page.locator("#members").inner_text()
     page.click("nav.tabs a[href$='/audit/']")
     entries = page.locator(".audit-entry").all_inner_texts()
-    assert any("通过了入群申请" in e and "小张" in e and "老王" in e for e in entries), entries
+    assert any("老王 批准 小张 加入俱乐部。" in e for e in entries), entries
     shot(page, "08_audit")
 
     # The same page in English.
     page.click("header .lang-switch button")
-    page.wait_for_selector(".audit-entry >> text=approved a join request")
+    page.wait_for_selector(".audit-entry >> text=let 小张 join the club")
     shot(page, "09_audit_en")
     page.click("header .lang-switch button")  # back to Chinese
-    page.wait_for_selector(".audit-entry >> text=通过了入群申请")
+    page.wait_for_selector(".audit-entry >> text=加入俱乐部")
 
     # The newcomer now sees the club among his clubs.
     sign_out(page)

@@ -180,6 +180,13 @@ def test_replay_from_the_settlement_panel_and_a_share_code(server, browser):
     checks = page.locator("#checks .check")
     assert checks.count() >= 5
     assert page.locator("#checks .check[data-key=commitment].ok").count() == 1
+    # Each check explained in plain words; the hashes and the CLI command folded under 技术细节.
+    assert page.locator("#checks .check-explain").count() == checks.count()
+    tech = page.locator("#proof details.tech")
+    assert not tech.locator("code.hash").first.is_visible() and "python -m" not in page.inner_text("#checks")
+    tech.locator("summary").click()
+    assert tech.locator("code.hash").first.is_visible() and "python -m apps.engine verify" in tech.inner_text()
+    tech.screenshot(path=str(OUT / "replay_03d_proof_tech_open.png"))
     assert_no_overflow(page)
     page.screenshot(path=str(OUT / "replay_03_end_phone.png"), full_page=True)
     page.set_viewport_size({"width": 1280, "height": 800})

@@ -150,7 +150,8 @@ def test_a_session_export_by_an_admin_is_audited_and_a_players_is_not(world, cli
     response = client.get(url)
     assert response.status_code == 200 and response["Content-Disposition"].startswith("attachment;")
     (entry,) = AuditLog.objects.filter(action=VIEW_ACTION, actor=world.admin)
-    assert entry.detail == {"table": world.table.pk, "route": "session_export", "as": "manager"}
+    assert entry.detail == {"table": world.table.pk, "table_name": world.table.name, "route": "session_export",
+                            "as": "manager"}
 
 
 def test_a_player_who_is_also_an_admin_is_not_audited(world, client):

@@ -19,7 +19,8 @@ class PeriodForm(forms.Form):
 
 class DisputeForm(forms.Form):
     reason = forms.CharField(
-        label=_("What is wrong with this hand?"), max_length=MAX_TEXT,
+        # The label is a question: its own punctuation, no ":" after it.
+        label=_("What is wrong with this hand?"), label_suffix="", max_length=MAX_TEXT,
         widget=forms.Textarea(attrs={"rows": 4}),
         error_messages={"required": _("Say what is wrong with this hand.")},
     )

@@ -29,7 +29,7 @@ from django.contrib.auth import get_user_model
 from django.db.models import Exists, OuterRef, Q, QuerySet, Sum
 from django.utils import timezone
 
-from apps.ledgers.models import Entry
+from apps.ledgers.models import Entry, Transaction
 from apps.ledgers.sweeps import pending_hand_ids
 from apps.tables.models import Hand
 
@@ -362,6 +362,13 @@ def hand_ledger_lines(*, hand_ids) -> dict[int, list[Entry]]:
     for e in entries:
         out.setdefault(e.transaction.hand_id, []).append(e)
     return out
+
+
+def hand_settlements(*, hand_ids) -> dict[int, dict]:
+    """The settled hands among these (their ``hand:<id>`` transaction exists) -> its ``detail``
+    (``draw``: a 荒庄), one query; a settled draw may have no lines at all."""
+    rows = Transaction.objects.filter(hand_id__in=list(hand_ids), kind="hand").values_list("hand_id", "detail")
+    return {hand_id: (detail if isinstance(detail, dict) else {}) for hand_id, detail in rows}
 
 
 def hand_players(hand: Hand) -> list[tuple[int, int | None, str]]:

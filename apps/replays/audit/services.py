@@ -302,7 +302,7 @@ def dispute_resolve(*, dispute: Dispute, by, outcome: str, member_id: int | None
                 raise ValidationError(_("This player is no longer a member of the club."))
             result = adjustment_create(
                 club=club, member=member, amount=amount, by=by, idempotency_key=dispute.idempotency_key,
-                reason=_("Dispute #%(id)d: %(outcome)s") % {"id": dispute.pk, "outcome": outcome[:150]},
+                reason=outcome[:200], detail={"what": "dispute", "dispute": dispute.pk},
             )
             dispute.adjustment = result.transaction
             dispute.adjustment_user_id, dispute.adjustment_amount = member_id, amount

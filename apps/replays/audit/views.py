@@ -187,8 +187,12 @@ def _queue_access(request: HttpRequest, club_id: int):
 
 
 def _decorate(disputes: list[Dispute]) -> list[dict]:
-    lines = selectors.hand_ledger_lines(hand_ids={d.hand_id for d in disputes})
-    return [{"d": d, "replay": replay_url(d.hand_id), "lines": lines.get(d.hand_id, [])} for d in disputes]
+    hand_ids = {d.hand_id for d in disputes}
+    lines = selectors.hand_ledger_lines(hand_ids=hand_ids)
+    settled = selectors.hand_settlements(hand_ids=hand_ids) if hand_ids else {}
+    return [{"d": d, "replay": replay_url(d.hand_id), "lines": lines.get(d.hand_id, []),
+             "settled": d.hand_id in settled, "draw": bool(settled.get(d.hand_id, {}).get("draw"))}
+            for d in disputes]
 
 
 @login_required

@@ -51,7 +51,7 @@ def shot(page, name, full_page=True):
 
 
 def test_audit_pages_in_a_browser(browser, live_server, transactional_db, make_user, make_club):
-    owner = make_user("owner_e2e", password=PASSWORD, display_name="圈主")
+    owner = make_user("owner_e2e", password=PASSWORD, display_name="老王")
     a = make_user("col_a", password=PASSWORD, display_name="阿强")
     b = make_user("col_b", password=PASSWORD, display_name="阿伟")
     c, d, e = (make_user(n, password=PASSWORD, display_name=dn) for n, dn in
