@@ -130,7 +130,7 @@ def _open_round(match: Match, *, number: int, plan: formats.NextRound, entrants:
     for i, ids in enumerate(seat.tables, start=1):
         table = arranged.arranged_open(
             club=match.club, users=[users[u] for u in ids], rules=match, hands=plan.hands,
-            name=f"{match.name} · {label} · {i}", template=match.template, by=None, practice=True,
+            name=f"{match.name} · {label} · " + _("Table %(n)s") % {"n": i}, template=match.template, by=None, practice=True,
             tuoguan={u for u in ids if u in away}, hold=match.paused,
         )
         MatchTable.objects.create(match=match, round=mround, number=i, table=table, seats=list(ids))
