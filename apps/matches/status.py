@@ -57,7 +57,7 @@ def entrant_status(entrant: Entrant, match: Match, *, member: bool = True) -> St
         return Status("waitlisted", _label("waitlisted"),
                       _("You are on the waitlist: you get a place, in order of registration, when someone withdraws."))
     if s == EntrantStatus.CHECKED_IN:
-        return Status("checked_in", _label("checked_in"), _("Your table appears on this page when the match starts."))
+        return Status("checked_in", _label("checked_in"))  # the page says when he checked in and what follows
     if s == EntrantStatus.DROPPED:
         return Status("dropped", _label("dropped"), _("Not checked in at the start: the entry fee was refunded."))
     if s == EntrantStatus.CANCELLED or match.state == MatchState.CANCELLED:
