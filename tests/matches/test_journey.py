@@ -259,3 +259,27 @@ def test_pairs_kept_together_are_named_with_why(client, match_club, make_match, 
     # a player reads why, not who shared an address
     html = get(client, players[2], reverse("matches:detail", args=[match.pk])).content.decode()
     assert "有 1 对本应分开的选手只能同桌" in html and "同一网络地址" in html and not names.search(html)
+
+
+def test_status_words_one_vocabulary(running, mh):
+    """Each stored status reads as one word, and a match's end changes 比赛中 to 已完赛."""
+    from apps.clubs.models import Membership
+    from apps.matches.status import entrant_status, entrant_statuses
+
+    match, owner, admin, players = running
+    e = Entrant.objects.get(match=match, user=players[0])
+    assert entrant_status(e, match).label == "比赛中"
+    e.absent_rounds = 1
+    shown = entrant_status(e, match)
+    assert shown.key == "absent" and shown.label == "缺席" and "托管" in shown.reason
+    e.absent_rounds, e.status, e.out_round = 0, EntrantStatus.WITHDRAWN, 1
+    assert entrant_status(e, match).label == "已退赛" and "第1轮退赛" in entrant_status(e, match).reason
+    # a player who left the club during the match is disqualified, and says so
+    e.save()
+    Membership.objects.filter(club=match.club, user=players[0]).delete()
+    shown = entrant_statuses([e], match)[players[0].pk]
+    assert shown.key == "disqualified" and shown.label == "取消资格" and "离开了俱乐部" in shown.reason
+    e.status, e.out_round = EntrantStatus.OUT, 1
+    assert entrant_status(e, match).label == "已出局"
+    e.status, e.out_round = EntrantStatus.DROPPED, None
+    assert entrant_status(e, match).label == "未签到" and "退还" in entrant_status(e, match).reason
