@@ -72,7 +72,7 @@ def entrant_status(entrant: Entrant, match: Match, *, member: bool = True) -> St
                           _("Left the club during round %(n)s: no longer seated.") % {"n": entrant.out_round})
         if entrant.absent_rounds >= 2:
             return Status("absent", _label("absent"),
-                          _("Never came to his table for %(n)s rounds in a row (托管 played for him): "
+                          _("Never came to his table for %(n)s rounds in a row (auto-play played for him): "
                             "withdrawn in round %(r)s.") % {"n": entrant.absent_rounds, "r": entrant.out_round})
         return Status("withdrawn", _label("withdrawn"), _("Withdrew in round %(n)s.") % {"n": entrant.out_round})
     # ACTIVE
@@ -82,7 +82,7 @@ def entrant_status(entrant: Entrant, match: Match, *, member: bool = True) -> St
         return Status("done", _label("done"))
     if entrant.absent_rounds:
         return Status("absent", _label("absent"),
-                      _("Did not come to his table last round: 托管 played for him. Absent two rounds in a row "
+                      _("Did not come to his table last round: auto-play played for him. Absent two rounds in a row "
                         "withdraws him."))
     return Status("playing", _label("playing"))
 

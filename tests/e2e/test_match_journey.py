@@ -2,9 +2,11 @@
 what the screen shows (no typed URL after the start page):
 
 the owner creates a 2-round 定局积分 match with the form; three members find it from their club
-page, register and check in; one of them (老李) then leaves and never opens his table; the clock
-"jumps" to the start (the only shell step: the test cannot wait ten minutes) and the match page
-takes each present player to his table by itself, after a countdown; they play the round by
+page and register; check-in opens and 签到 appears on their open pages without a reload; they
+check in; one of them (老李) then leaves and never opens his table; the clock "jumps" to the start
+(the shell steps only move the match's times: the test cannot wait ten minutes) and the match page
+takes each present player to his table by itself, after a countdown; the owner, not playing,
+watches a table from the live standings and is never moved; the players play the round by
 clicking (test_table_play.step), 老李's seat times out and 托管 plays it; the table page then
 offers 返回比赛 and takes 阿明 on to his round-2 table by itself, while 小芳 cancels the countdown,
 goes back to the match with 返回比赛 and enters her table from the match page; after round 2 the
@@ -53,6 +55,12 @@ RuleTemplate.objects.create(club=club, name="快赛三人", preset="full", playe
 print(club.pk)
 """.replace("__PASSWORD__", PASSWORD)
 
+OPEN_CHECKIN = """
+from django.utils import timezone
+from apps.matches.models import Match
+Match.objects.filter(name="周四晚快赛").update(checkin_opens_at=timezone.now())
+"""
+
 START = """
 from datetime import timedelta
 from django.utils import timezone
@@ -68,7 +76,8 @@ Match.objects.filter(pk=match.pk).update(registration_closes_at=now + timedelta(
 def server(tmp_path_factory):
     db = tmp_path_factory.mktemp("e2e_journey") / "journey.sqlite3"
     with serve(db, SEED, E2E_TABLE_SEEDS=WIN_SEED) as (url, seed, shell):
-        yield {"url": url, "club": int(seed), "start_soon": lambda: shell(START)}
+        yield {"url": url, "club": int(seed), "start_soon": lambda: shell(START),
+               "open_checkin": lambda: shell(OPEN_CHECKIN)}
 
 
 def shot(page, name: str, full: bool = True) -> None:
@@ -116,7 +125,7 @@ def test_a_match_night_from_the_form_to_the_prizes_following_only_the_screen(ser
     base, club = server["url"], server["club"]
     OUT.mkdir(exist_ok=True)
 
-    # The owner creates the match with the form (start in 15 minutes, check-in open at once).
+    # The owner creates the match with the form (start in 15 minutes, check-in 10 minutes before).
     owner = member(browser, base, "jrn0")
     owner.click(f"a[href='/clubs/{club}/']")
     owner.click(f"nav.tabs a[href$='/matches/clubs/{club}/']")
@@ -126,7 +135,7 @@ def test_a_match_night_from_the_form_to_the_prizes_following_only_the_screen(ser
     owner.select_option("#id_format", "fixed")
     owner.fill("#id_starts_at", starts.strftime("%Y-%m-%dT%H:%M"))
     owner.fill("#id_registration_closes_at", starts.strftime("%Y-%m-%dT%H:%M"))  # open until the start
-    owner.fill("#id_checkin_minutes", "30")
+    owner.fill("#id_checkin_minutes", "10")
     owner.fill("#id_entry_fee", "10")
     owner.fill("#id_prize_values", "60,40")
     owner.fill("#id_hands_per_round", "1")
@@ -140,23 +149,32 @@ def test_a_match_night_from_the_form_to_the_prizes_following_only_the_screen(ser
     assert owner.text_content("h1") == "周四晚快赛"
     shot(owner, "01_created")
 
-    # Three members register and check in, each from his own club page.
+    # Three members register from their club page; check-in is not open yet.
     aming, xiaofang, laoli = (member(browser, base, f"jrn{i}") for i in (1, 2, 3))
     for page in (aming, xiaofang, laoli):
         open_match_from_club(page, club)
         page.click("#btn-register")
         page.wait_for_selector("#my-status")
         assert page.text_content("#my-status") == "已报名"
+        assert page.is_hidden("#form-check-in") and "签到" in page.text_content("#why-not")
+        page.evaluate("() => { window.__noReload = true; }")
+    shot(aming, "02_registered", full=False)
+    # Check-in opens (the clock jumps): 签到 appears on each open page without a reload.
+    server["open_checkin"]()
+    for page in (aming, xiaofang, laoli):
+        page.wait_for_selector("#form-check-in:not([hidden])", timeout=20000)
+        assert page.evaluate("() => window.__noReload === true")
+        assert page.is_hidden("#why-not")
         page.click("#btn-check-in")
         page.wait_for_function("() => document.getElementById('my-status').textContent === '已签到'")
     assert "签到成功" in aming.inner_text(".messages")
     assert aming.is_hidden("#form-check-in") and aming.is_visible("#form-withdraw")
-    shot(aming, "02_checked_in")
+    shot(aming, "03_checked_in")
     assert_no_overflow(aming)
     laoli.context.close()  # 老李 never comes to his table
 
     # The start: each present player's page (no reload) shows his table, counts down and goes.
-    for page in (aming, xiaofang):
+    for page in (aming, xiaofang, owner):
         page.evaluate("() => { window.__noReload = true; }")
     server["start_soon"]()
     aming.wait_for_selector("#move-count:not([hidden])", timeout=45000)
@@ -165,7 +183,13 @@ def test_a_match_night_from_the_form_to_the_prizes_following_only_the_screen(ser
     assert aming.text_content("#match-state") == "进行中"
     assert not aming.locator(".messages").count(), "the check-in banner must not outlive check-in"
     assert aming.is_hidden("#form-check-in") and aming.is_visible("#standings")
-    shot(aming, "03_moving_to_table", full=False)
+    shot(aming, "04_moving_to_table", full=False)
+    # The owner, who does not play, watches the table from the live standings' link.
+    owner.wait_for_selector("#standings-body td.tbl a", timeout=20000)
+    assert owner.evaluate("() => window.__noReload === true")
+    owner.click("#standings-body td.tbl a")
+    owner.wait_for_url("**/tables/*/")
+    watched = owner.url
     first_tables = {}
     for page in (aming, xiaofang):
         page.wait_for_url("**/tables/*/", timeout=30000)
@@ -174,7 +198,7 @@ def test_a_match_night_from_the_form_to_the_prizes_following_only_the_screen(ser
     # The table's header names the match, the round and the table, and leads back to the match.
     assert aming.text_content(".table-name") == "周四晚快赛 · 第1轮 · 第1桌"
     assert aming.text_content("#back-link").strip() == "‹ 返回比赛"
-    shot(aming, "04_round1_table", full=False)
+    shot(aming, "05_round1_table", full=False)
     play_round([aming, xiaofang])
 
     # Round 1 is over: the end panel offers 返回比赛 (no 再来一局); the table page takes 阿明 on.
@@ -182,27 +206,30 @@ def test_a_match_night_from_the_form_to_the_prizes_following_only_the_screen(ser
         page.wait_for_selector("#follow .follow-stay", timeout=60000)
         assert not page.locator(".act-rematch").count()
         assert page.locator(".act-back:visible").first.text_content() == "返回比赛"
-    shot(xiaofang, "05_round1_over_follow", full=False)
+    shot(xiaofang, "06_round1_over_follow", full=False)
     xiaofang.click("#follow .follow-stay")  # she stays to look at the result
     aming.wait_for_url(lambda url: url != first_tables[aming] and "/tables/" in url, timeout=15000)
     xiaofang.wait_for_timeout(6000)
     assert xiaofang.url == first_tables[xiaofang], "a cancelled countdown must not move her"
+    # A spectator is not moved, and his page never asks where the players go next.
+    assert owner.url == watched and owner.is_hidden("#follow")
+    assert owner.evaluate("() => window.tableFollow.polls") == 0
     # ... then goes back to the match and enters her table from there.
     xiaofang.locator(".act-back:visible").first.click()
     xiaofang.wait_for_url("**/matches/*/")
     xiaofang.wait_for_selector("#my-table-prompt:not([hidden])")
     assert "第 2 / 2 轮" in xiaofang.text_content("#match-round")
-    shot(xiaofang, "06_back_at_the_match", full=False)
+    shot(xiaofang, "07_back_at_the_match", full=False)
     xiaofang.click("#go-to-table")
     xiaofang.wait_for_url(lambda url: url != first_tables[xiaofang] and "/tables/" in url)
     assert aming.text_content(".table-name") == "周四晚快赛 · 第2轮 · 第1桌"
-    shot(aming, "07_round2_table", full=False)
+    shot(aming, "08_round2_table", full=False)
     play_round([aming, xiaofang])
 
     # After the last round the table leads to the final standings.
     for page in (aming, xiaofang):
         page.wait_for_selector("#follow .follow-standings", timeout=60000)
-    shot(aming, "08_match_over", full=False)
+    shot(aming, "09_match_over", full=False)
     for page in (aming, xiaofang):
         page.click("#follow .follow-standings")
         page.wait_for_url("**/matches/*/")
@@ -213,7 +240,9 @@ def test_a_match_night_from_the_form_to_the_prizes_following_only_the_screen(ser
     assert aming.text_content("#entrant-count") == "3"
     entrants = aming.inner_text("#entrants")
     assert "老李" in entrants and "缺席" in entrants and "托管" in entrants
-    shot(aming, "09_final_standings")
+    shot(aming, "10_final_standings")
+    aming.locator("#standings").screenshot(path=str(OUT / "journey_10a_standings.png"))
+    aming.locator("#entrants").screenshot(path=str(OUT / "journey_10b_entrants.png"))
     assert_no_overflow(aming)
 
     # Each prize is in its winner's ledger (from the match page: the club, then 我的积分).
@@ -233,6 +262,6 @@ def test_a_match_night_from_the_form_to_the_prizes_following_only_the_screen(ser
         page.wait_for_selector(".ledger-table")
         prize_rows = [r.inner_text() for r in page.locator(".ledger-table tbody tr", has_text="奖励").all()]
         assert any("周四晚快赛" in r and f"+{amount}" in r for r in prize_rows), prize_rows
-        shot(page, f"10_ledger_{name}")
+        shot(page, f"11_ledger_{name}")
     for page in (owner, aming, xiaofang):
         page.context.close()
