@@ -1,6 +1,7 @@
-"""One status vocabulary for matches, entrants and match tables: every page (list, card, my
-matches, the match page, its live endpoint, the console, the table page) takes its words here, so
-one state reads the same everywhere.
+"""One status vocabulary for entrants: every page that shows an entrant's status (list, card, my
+matches, the match page, its live endpoint, the table page's "next table" panel) takes its words
+here, so one state reads the same everywhere. (A match's state is its ``MatchState`` label — 报名中,
+签到中, 进行中, 已结束 — and a round or a match table reads 进行中 / 已结束 with the same words.)
 
 An entrant's shown status is derived from his stored one and the match's: a finished match's
 players have 完赛 (with their place), not 比赛中; a player who never came to his table (托管
@@ -26,10 +27,6 @@ class Status:
 
     def as_dict(self) -> dict:
         return {"key": self.key, "label": self.label, "reason": self.reason}
-
-
-def match_status(match: Match) -> Status:
-    return Status(match.state, str(match.get_state_display()))
 
 
 def _label(key: str) -> str:

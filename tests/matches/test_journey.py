@@ -283,3 +283,16 @@ def test_status_words_one_vocabulary(running, mh):
     assert entrant_status(e, match).label == "已出局"
     e.status, e.out_round = EntrantStatus.DROPPED, None
     assert entrant_status(e, match).label == "未签到" and "退还" in entrant_status(e, match).reason
+
+
+def test_rounds_and_tables_read_in_progress_then_finished(client, running, mh):
+    match, owner, admin, players = running
+    html = get(client, players[0], reverse("matches:detail", args=[match.pk])).content.decode()
+    seatings = html[html.index('id="seatings"'):]
+    seatings = seatings[:seatings.index("</section>")]
+    assert "进行中" in seatings and "已结束" not in seatings and "完成" not in seatings
+    mh.drive(match)
+    html = get(client, players[0], reverse("matches:detail", args=[match.pk])).content.decode()
+    seatings = html[html.index('id="seatings"'):]
+    seatings = seatings[:seatings.index("</section>")]
+    assert "已结束" in seatings and "进行中" not in seatings and "完成" not in seatings
