@@ -100,6 +100,7 @@ def test_my_table_tells_each_player_only_his_own_table_and_follows_him_to_the_ne
         assert not any(f'"id": {t},' in json.dumps(data) for t in others)  # no other table leaks
         tables[p.pk] = entrant.current_table_id
     assert len(set(tables.values())) == 2
+    before = _queries(client, players[0], reverse("matches:standings", args=[match.pk]))
     # an admin who does not play, and a member not in the match: no table
     assert get(client, admin, url).json()["table"] is None
     assert get(client, admin, url).json()["status"] is None
@@ -120,11 +121,20 @@ def test_my_table_tells_each_player_only_his_own_table_and_follows_him_to_the_ne
     for p in players:
         data = get(client, p, url).json()
         assert data["round"] == 2 and data["table"]["id"] != tables[p.pk]
+    # the live page's poll costs the same in round 2 as in round 1 (results of more tables, no more queries)
+    assert _queries(client, players[0], reverse("matches:standings", args=[match.pk])) == before
     # the query count does not depend on the field
     client.force_login(players[0])
     with CaptureQueriesContext(connection) as ctx:
         client.get(url)
     assert len(ctx.captured_queries) <= 8, [q["sql"] for q in ctx.captured_queries]
+
+
+def _queries(client, user, url) -> int:
+    client.force_login(user)
+    with CaptureQueriesContext(connection) as ctx:
+        assert client.get(url).status_code == 200
+    return len(ctx.captured_queries)
 
 
 def test_my_table_after_the_last_round_leads_to_the_final_standings(client, running, mh):
