@@ -230,6 +230,9 @@ def test_a_match_night_from_the_form_to_the_prizes_following_only_the_screen(ser
     for page in (aming, xiaofang):
         page.wait_for_selector("#follow .follow-standings", timeout=60000)
     shot(aming, "09_match_over", full=False)
+    xiaofang.set_viewport_size({"width": 1280, "height": 800})  # the panels on a desktop
+    shot(xiaofang, "09b_match_over_desktop", full=False)
+    xiaofang.set_viewport_size({"width": 390, "height": 844})
     for page in (aming, xiaofang):
         page.click("#follow .follow-standings")
         page.wait_for_url("**/matches/*/")

@@ -61,6 +61,14 @@ def test_match_table_page_names_match_round_table_and_leads_back_to_the_match(cl
     assert MatchTable.objects.get(table_id=table_id).table.name == "周四晚快赛 · 第1轮 · 第1桌"
 
 
+def test_match_table_page_in_english(client, running):
+    match, owner, admin, players = running
+    table_id = Entrant.objects.get(match=match, user=players[0]).current_table_id
+    html = get(client, players[0], reverse("tables:detail", args=[table_id]), HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "周四晚快赛 · R1 · Table 1" in html and "‹ Back to the match" in html
+    assert config_of(html, "table-config")["follow"]["strings"]["standings"] == "See the final standings"
+
+
 def test_club_table_page_keeps_the_club_back_link_and_rematch(client, match_club, make_template):
     from apps.tables.services import table_open
 
