@@ -192,6 +192,7 @@ def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
             "standingsUrl": reverse("matches:standings", args=[match.pk]),
             "pollMs": POLL_MS,
             "state": live_data["state"],
+            "round": match.current_round,
             "usesChips": fmt.uses_chips,
             "userId": request.user.pk,
             "tableAtLoad": (live_data["me"] or {}).get("table_url"),

@@ -181,11 +181,12 @@ def test_players_register_check_in_get_seated_play_and_watch_standings(server, b
     # No stale banner: the state badge and the standings follow by themselves.
     referee.wait_for_function("() => document.getElementById('match-state').textContent === '进行中'")
     assert referee.is_visible("#standings") and not referee.locator("#match-changed").count()
-    referee.reload()  # the referee refreshes once to see the round seatings and the revealed seed
+    # The round seatings and the revealed seed come too, without a reload.
     referee.wait_for_selector("#standings-body tr")
+    referee.wait_for_selector("#seatings:not([hidden]) .seating")
     assert referee.locator("#seatings .seating").count() == 1
     assert len(referee.text_content("#seed").strip()) == 64
-    referee.evaluate("() => { window.__noReload = true; }")
+    assert referee.evaluate("() => window.__noReload === true")
     before = referee.evaluate("() => [...document.querySelectorAll('#standings-body td.gp')].map((td) => td.textContent)")
     assert before == ["0", "0", "0"]
     referee.screenshot(path=str(OUT / "match_04_live_standings.png"), full_page=True)

@@ -210,6 +210,7 @@ def test_the_page_carries_every_entry_form_and_shows_only_those_that_apply(clien
     # no "refresh the page" banner any more: the page follows the match itself
     assert "match-changed" not in html and "刷新页面" not in html
     assert 'id="standings"' in html  # present (hidden) before the start, shown by the poll
+    assert '<section class="section" id="seatings" hidden>' in html  # filled in when round 1 is seated
 
 
 def test_an_absent_player_is_shown_as_absent_with_the_reason_everywhere(client, running, mh):

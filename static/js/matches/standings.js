@@ -14,7 +14,12 @@ const t = jsonScript("match-strings");
 const FINAL = new Set(["finished", "cancelled"]);
 const BEFORE = new Set(["draft", "registering", "checking_in"]);
 
-const app = { data: null, polls: 0, errors: 0, stopped: false, moving: null, cancelled: new Set(), shownState: cfg.state };
+const app = { data: null, polls: 0, errors: 0, stopped: false, moving: null, cancelled: new Set(), shownState: cfg.state,
+  stage: `${cfg.state}:${cfg.round}`, refreshed: 0 };
+// The parts of the page that change only when a round is seated or the match starts or ends: the
+// round seatings, the prizes, the entrant list and the fair-seating proof (the seed is revealed
+// after round 1). They are taken from a fresh copy of this page when that happens.
+const STAGE_PARTS = ["seatings", "prizes", "entrants", "fairness"];
 window.matchApp = app;
 
 function badge(status) {
@@ -174,6 +179,20 @@ function render(data) {
   if (count && BEFORE.has(data.state)) count.textContent = data.entrants;
 }
 
+async function refreshParts() {
+  try {
+    const res = await fetch(location.pathname, { cache: "no-store", credentials: "same-origin" });
+    if (!res.ok) return;
+    const fresh = new DOMParser().parseFromString(await res.text(), "text/html");
+    STAGE_PARTS.forEach((id) => {
+      const now = $(id);
+      const next = fresh.getElementById(id);
+      if (now && next) now.replaceWith(document.importNode(next, true));
+    });
+    app.refreshed += 1;
+  } catch { /* the next stage change tries again */ }
+}
+
 async function poll() {
   if (app.stopped) return;
   if (document.hidden) {
@@ -187,6 +206,11 @@ async function poll() {
     app.polls += 1;
     app.errors = 0;
     render(data);
+    const stage = `${data.state}:${data.round}`;
+    if (stage !== app.stage) {
+      app.stage = stage;
+      await refreshParts();
+    }
     if (FINAL.has(data.state)) app.stopped = true; // nothing changes any more
   } catch {
     app.errors += 1;
