@@ -187,6 +187,7 @@ def test_players_register_check_in_get_seated_play_and_watch_standings(server, b
     assert referee.locator("#seatings .seating").count() == 1
     assert len(referee.text_content("#seed").strip()) == 64
     assert referee.evaluate("() => window.__noReload === true")
+    assert referee.is_hidden("#register-box"), "a running match has no entry box for someone not in it"
     before = referee.evaluate("() => [...document.querySelectorAll('#standings-body td.gp')].map((td) => td.textContent)")
     assert before == ["0", "0", "0"]
     referee.screenshot(path=str(OUT / "match_04_live_standings.png"), full_page=True)

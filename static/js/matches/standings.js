@@ -134,7 +134,7 @@ function renderEntry(data) {
   const checked = show("checked-in-line", Boolean(entry && entry.checked_in && BEFORE.has(data.state)));
   if (checked && entry && entry.checked_in) checked.textContent = fmt(t.checkedInAt, { at: entry.checked_in_at });
   // Nothing to do and nothing to say here (a member watching a running match): no empty box.
-  box.hidden = FINAL.has(data.state) ? !entry : !(entry || o.register || o.why_not);
+  box.hidden = BEFORE.has(data.state) ? !(entry || o.register || o.why_not) : !entry;
 }
 
 function renderStandings(data) {
