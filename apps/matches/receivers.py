@@ -60,9 +60,9 @@ def on_table_page(sender, table, user, **kwargs) -> dict | None:
     mt = MatchTable.objects.filter(table_id=table.pk).select_related("match", "round").first()
     if mt is None:
         return None
-    stage = _("Final table") if mt.round.kind == RoundKind.FINAL else _("R%(n)s") % {"n": mt.round.number}
     return {
-        "title": f"{mt.match.name} · {stage} · " + _("Table %(n)s") % {"n": mt.number},
+        "title": MatchTable.title(mt.match.name, final=mt.round.kind == RoundKind.FINAL,
+                                  round_number=mt.round.number, number=mt.number),
         "back": {"url": reverse("matches:detail", args=[mt.match_id]), "label": _("Back to the match")},
         "follow": {
             "url": reverse("matches:my_table", args=[mt.match_id]),

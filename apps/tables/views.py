@@ -38,8 +38,8 @@ def table_detail(request: HttpRequest, table_id: int) -> HttpResponse:
         "tableId": table.pk,
         "wsPath": f"/ws/tables/{table.pk}/",
         "userId": request.user.pk,
-        "clubUrl": back["url"],
-        "back": back,
+        "clubUrl": f"/clubs/{table.club_id}/",
+        "back": back,  # where the page's back links lead: the club, or the match of a match table
         "urls": {name: f"/tables/{table.pk}/{name}/" for name in verbs},  # a match table has no 再来一局
     }
     if arranger:

@@ -126,11 +126,10 @@ def _open_round(match: Match, *, number: int, plan: formats.NextRound, entrants:
         players=plan.players, byes=list(seat.byes), repeats=seat.repeats, avoid_broken=seat.avoid_broken,
     )
     users = get_user_model().objects.in_bulk([u for t in seat.tables for u in t])
-    label = _("Final") if final else _("R%(n)s") % {"n": number}
     for i, ids in enumerate(seat.tables, start=1):
         table = arranged.arranged_open(
             club=match.club, users=[users[u] for u in ids], rules=match, hands=plan.hands,
-            name=f"{match.name} · {label} · " + _("Table %(n)s") % {"n": i}, template=match.template, by=None, practice=True,
+            name=MatchTable.title(match.name, final=final, round_number=number, number=i), template=match.template, by=None, practice=True,
             tuoguan={u for u in ids if u in away}, hold=match.paused,
         )
         MatchTable.objects.create(match=match, round=mround, number=i, table=table, seats=list(ids))
