@@ -118,7 +118,6 @@ def page_payload(*, match: Match, user, membership, can_watch: bool, now=None) -
         "state": state,
         "state_label": str(dict(MatchState.choices)[state]),
         "entrants": sum(1 for e in entries if in_field(e, match)),
-        "waitlist": sum(1 for e in entries if e.status == EntrantStatus.WAITLISTED),
         "standings": match.state in (MatchState.RUNNING, MatchState.FINISHED),
         "options": options,
         "entry": None if entry is None else {
