@@ -301,6 +301,15 @@ class MatchTable(models.Model):
     def __str__(self) -> str:
         return f"{self.match_id}/R{self.round_id}/T{self.number}"
 
+    @staticmethod
+    def title(match_name: str, *, final: bool, round_number: int, number: int) -> str:
+        """A match table's name, in the active language: "周四晚快赛 · 第1轮 · 第1桌" (the table's
+        stored name, given when the round is seated, and its page's heading)."""
+        from django.utils.translation import gettext
+
+        stage = gettext("Final table") if final else gettext("R%(n)s") % {"n": round_number}
+        return f"{match_name} · {stage} · " + gettext("Table %(n)s") % {"n": number}
+
 
 class NeverTogether(models.Model):
     """An admin's "never at one table" pair of a club (``user_a_id < user_b_id``)."""

@@ -1,5 +1,6 @@
 """Listen to the tables app (tables never imports matches): finished tables advance their match;
-arranged match tables start each next hand by themselves and hold it while the match is paused."""
+arranged match tables start each next hand by themselves and hold it while the match is paused;
+a match table's page names the match and leads back to it and on to the next round's table."""
 
 from __future__ import annotations
 
@@ -46,8 +47,42 @@ def on_session_policy(sender, table, **kwargs) -> dict | None:
     return {"auto_ready": True, "hold": bool(paused)}
 
 
+def on_table_page(sender, table, user, **kwargs) -> dict | None:
+    """A match table's page: titled by the match, its round and the table number; its back links
+    lead to the match; it follows the player to his next table (live.my_table)."""
+    if not table.arranged:
+        return None
+    from django.urls import reverse
+    from django.utils.translation import gettext as _
+
+    from .models import MatchTable, RoundKind
+
+    mt = MatchTable.objects.filter(table_id=table.pk).select_related("match", "round").first()
+    if mt is None:
+        return None
+    return {
+        "title": MatchTable.title(mt.match.name, final=mt.round.kind == RoundKind.FINAL,
+                                  round_number=mt.round.number, number=mt.number),
+        "back": {"url": reverse("matches:detail", args=[mt.match_id]), "label": _("Back to the match")},
+        "follow": {
+            "url": reverse("matches:my_table", args=[mt.match_id]),
+            "strings": {
+                "next": _("Your next table is ready: table %(n)s."),
+                "movingIn": _("Taking you there in %(s)s s…"),
+                "go": _("Go to table %(n)s"),
+                "stay": _("Stay here"),
+                "waiting": _("This table is done. The next round starts when every table of this round has finished."),
+                "finished": _("The match is over."),
+                "standings": _("See the final standings"),
+                "back": _("Back to the match"),
+            },
+        },
+    }
+
+
 def connect() -> None:
-    from apps.tables.signals import session_policy, table_finished
+    from apps.tables.signals import session_policy, table_finished, table_page
 
     table_finished.connect(on_table_finished, dispatch_uid="matches.advance_on_table_finished")
     session_policy.connect(on_session_policy, dispatch_uid="matches.session_policy")
+    table_page.connect(on_table_page, dispatch_uid="matches.table_page")

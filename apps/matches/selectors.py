@@ -59,6 +59,7 @@ class StandingRow:
     prize: int
     registered_order: int
     hands_played: int
+    entrant: Entrant | None = None  # the row's entry (status.py derives the shown status from it)
 
 
 def standings(*, match) -> list[StandingRow]:
@@ -94,7 +95,7 @@ def _row(match, i: int, e: Entrant, live: int, state: str) -> StandingRow:
         match_points_scaled=e.match_points, game_points=e.game_points + live, best_hand=e.best_hand,
         chips=(e.chips + live) if formats.FORMATS[match.format].uses_chips else None,
         current_table_id=e.current_table_id, state=state, status=e.status, final_rank=e.rank,
-        prize=e.prize, registered_order=e.registered_order, hands_played=e.hands_played,
+        prize=e.prize, registered_order=e.registered_order, hands_played=e.hands_played, entrant=e,
     )
 
 
@@ -144,6 +145,65 @@ def round_seatings(*, match) -> list[RoundSeating]:
             number=t.number, table_id=t.table_id, finished=t.results is not None,
             seats=[{"user_id": u, "name": names.get(u, ""), "result": results.get(str(u))} for u in t.seats],
         ))
+    return out
+
+
+SHARED_IP_DAYS = 30
+SHARED_ADDRESS = "address"
+ON_THE_LIST = "list"
+
+
+def avoid_reasons(*, match, user_ids) -> dict[frozenset[int], set[str]]:
+    """The pairs of these players seating keeps apart when it can, each with why: they shared an
+    IP address in the last 30 days (``SHARED_ADDRESS``), or the club's never-together list has them
+    (``ON_THE_LIST``). Two queries."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from apps.accounts.selectors import shared_address_pairs
+
+    from .models import NeverTogether
+
+    since = timezone.now() - timedelta(days=SHARED_IP_DAYS)
+    out: dict[frozenset[int], set[str]] = {
+        pair: {SHARED_ADDRESS} for pair in shared_address_pairs(user_ids=list(user_ids), since=since)}
+    wanted = set(user_ids)
+    for a, b in NeverTogether.objects.filter(club_id=match.club_id).values_list("user_a_id", "user_b_id"):
+        if a in wanted and b in wanted:
+            out.setdefault(frozenset((a, b)), set()).add(ON_THE_LIST)
+    return out
+
+
+@dataclass
+class TogetherPair:
+    round: int
+    table: int
+    names: tuple[str, str] | None  # None: not shown to this viewer (players see the reason only)
+    shared_address: bool
+    on_the_list: bool
+
+
+def kept_together(*, match, seatings: list[RoundSeating] | None, names: bool) -> list[TogetherPair]:
+    """The pairs that seating should have kept apart but could not (a round's ``avoid_broken``),
+    with why; ``names``: with the players' names (managers). Two more queries, only when a round
+    broke a pair."""
+    seatings = round_seatings(match=match) if seatings is None else seatings
+    if not any(r.avoid_broken for r in seatings):
+        return []
+    ids = {s["user_id"] for r in seatings for t in r.tables for s in t.seats}
+    reasons = avoid_reasons(match=match, user_ids=ids)
+    out = []
+    for r in seatings:
+        if not r.avoid_broken:
+            continue
+        for t in r.tables:
+            for i, a in enumerate(t.seats):
+                for b in t.seats[i + 1:]:
+                    why = reasons.get(frozenset((a["user_id"], b["user_id"])))
+                    if why:
+                        out.append(TogetherPair(r.number, t.number, (a["name"], b["name"]) if names else None,
+                                                SHARED_ADDRESS in why, ON_THE_LIST in why))
     return out
 
 

@@ -10,6 +10,7 @@ urlpatterns = [
     path("clubs/<int:club_id>/new/", views.match_form, name="create"),
     path("<int:match_id>/", views.match_detail, name="detail"),
     path("<int:match_id>/standings.json", views.standings_json, name="standings"),
+    path("<int:match_id>/my-table.json", views.my_table_json, name="my_table"),
     path("<int:match_id>/edit/", views.match_form, name="edit"),
     path("<int:match_id>/register/", views.entry_action, {"action": "register"}, name="register"),
     path("<int:match_id>/withdraw/", views.entry_action, {"action": "withdraw"}, name="withdraw"),

@@ -13,7 +13,7 @@ from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db.models import Count
+from django.db.models import Count, Q
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -26,15 +26,15 @@ from django.views.decorators.http import require_POST
 from apps.clubs import access
 from apps.clubs.models import Club, Membership
 from apps.clubs.rules_text import describe_snapshot
-from apps.ledgers import selectors as ledger_selectors
 
-from . import formats, selectors, services
+from . import formats, live, selectors, services
 from .forms import CancelForm, MatchForm
-from .models import Entrant, EntrantStatus, Match, MatchState, MatchTable, NeverTogether
+from .models import Entrant, EntrantStatus, Match, MatchState, NeverTogether
 from .seating import describe_recompute
-from .services import clock
+from .status import entrant_status, entrant_statuses, in_field
 
 POLL_MS = 3000
+MOVE_SECONDS = 5  # the countdown before a page moves a player to his next table
 
 # The groups of the match lists, in page order: (key, label, states, text when empty).
 GROUPS = [
@@ -78,8 +78,9 @@ def _grouped(matches, *, entries_by_match: dict[int, Entrant] | None = None) -> 
     by_state: dict[str, list] = {}
     for m in matches:
         entry = entries_by_match.get(m.pk)
-        m.my_status = entry.status if entry else ""
-        m.my_status_label = entry.get_status_display() if entry else ""
+        shown = entrant_status(entry, m) if entry else None
+        m.my_status = shown.key if shown else ""
+        m.my_status_label = shown.label if shown else ""
         by_state.setdefault(m.state, []).append(m)
     groups = []
     for key, label, states, empty in GROUPS:
@@ -92,13 +93,16 @@ def _grouped(matches, *, entries_by_match: dict[int, Entrant] | None = None) -> 
     return groups
 
 
-COUNTED = (EntrantStatus.REGISTERED, EntrantStatus.CHECKED_IN, EntrantStatus.ACTIVE, EntrantStatus.OUT)
+# The entrants a match counts (status.in_field, as one query): holding a place, playing, out, or
+# withdrawn once the match had started (he took part and is ranked).
+COUNTED = Q(status__in=(EntrantStatus.REGISTERED, EntrantStatus.CHECKED_IN, EntrantStatus.ACTIVE,
+                        EntrantStatus.OUT)) | Q(status=EntrantStatus.WITHDRAWN, out_round__isnull=False)
 
 
 def _with_counts(matches: list[Match]) -> list[Match]:
     """Set ``entrant_count`` on each match (one query for the whole list)."""
     counts = dict(
-        Entrant.objects.filter(match_id__in=[m.pk for m in matches], status__in=COUNTED)
+        Entrant.objects.filter(COUNTED, match_id__in=[m.pk for m in matches])
         .values("match_id").annotate(n=Count("id")).values_list("match_id", "n")
     )
     for m in matches:
@@ -142,79 +146,6 @@ def rules_summary(match: Match) -> list[str]:
     return [*describe_snapshot(match), _("Match hands move no club points: only the entry fee and the prizes do.")]
 
 
-def entry_options(*, match: Match, entry: Entrant | None, membership, balance: int | None, now) -> dict:
-    """Which of register / withdraw / check in the viewer may press now, and why not: the verbs'
-    own ``check_*`` answers."""
-    options = {"register": False, "withdraw": False, "check_in": False, "why_not": "", "withdraw_note": ""}
-    if match.is_ended:
-        return options
-    if membership is None:
-        options["why_not"] = _("Only members of the club can enter.")
-        return options
-    if entry is None:
-        refusal = services.check_register(match=match, entrant=None, balance=balance, now=now)
-        options["register"] = refusal is None
-        options["why_not"] = refusal or ""
-        return options
-    if services.check_withdraw(match=match, entrant=entry) is not None:
-        if entry.status == EntrantStatus.WITHDRAWN and clock.registration_open(match, now):
-            options["why_not"] = services.check_register(match=match, entrant=entry, balance=balance, now=now)
-        return options
-    options["withdraw"] = True
-    options["withdraw_note"] = services.withdraw_note(match=match, entrant=entry, now=now)
-    if entry.checked_in_at is None:
-        refusal = services.check_check_in(match=match, entrant=entry, now=now)
-        options["check_in"] = refusal is None
-        if refusal and now < match.checkin_opens_at:
-            options["why_not"] = refusal
-    return options
-
-
-def _table_urls(table_ids) -> dict[int, str]:
-    template = reverse("tables:detail", args=[0])[:-2]  # "/tables/" without the id and the slash
-    return {tid: f"{template}{tid}/" for tid in table_ids if tid}
-
-
-def standings_payload(*, match: Match, user, can_watch: bool) -> dict:
-    """The live part of the match page as JSON (the endpoint and the first render share it).
-
-    A constant number of queries whatever the number of entrants (tests/matches/test_views_*)."""
-    rows = selectors.standings(match=match)
-    numbers = dict(
-        MatchTable.objects.filter(match=match, round__number=match.current_round).values_list("table_id", "number")
-    ) if match.current_round else {}
-    urls = _table_urls(numbers)
-    out_rows = []
-    me = None
-    my_table = next((r.current_table_id for r in rows if r.user_id == user.pk and r.state == "active"), None)
-    for r in rows:
-        table_id = r.current_table_id if r.state == "active" else None
-        table = None
-        mine = r.user_id == user.pk
-        if table_id:
-            # Links only to tables the viewer may open: his own, or any for those who may watch.
-            table = {"id": table_id, "number": numbers.get(table_id),
-                     "url": urls.get(table_id) if (can_watch or table_id == my_table) else None}
-        out_rows.append({
-            "rank": r.rank, "user_id": r.user_id, "name": r.name, "match_points": r.match_points,
-            "game_points": r.game_points, "best_hand": r.best_hand, "chips": r.chips,
-            "state": r.state, "status": r.status, "prize": r.prize, "table": table,
-        })
-        if mine:
-            me = {"state": r.state, "status": r.status, "table_id": table_id,
-                  "table_number": numbers.get(table_id), "table_url": urls.get(table_id)}
-    return {
-        "match": match.pk,
-        "state": match.state,
-        "paused": match.paused,
-        "round": match.current_round,
-        "rounds": match.rounds if formats.of(match).knows_rounds else None,
-        "in_final": match.in_final,
-        "rows": out_rows,
-        "me": me,
-    }
-
-
 @login_required
 def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
     match, membership = _match_access(request, match_id)
@@ -222,33 +153,36 @@ def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
     can_manage = access.is_manager(membership)
     fmt = formats.of(match)
     entry = Entrant.objects.filter(match=match, user=request.user).first()
-    balance = None
-    if membership is not None and match.entry_fee:
-        account = ledger_selectors.member_account(club=match.club, user=request.user)
-        balance = account.balance if account else 0
     entries = list(Entrant.objects.filter(match=match).select_related("user").order_by("registered_order"))
-    entrants = [e for e in entries if e.status not in (EntrantStatus.WAITLISTED, EntrantStatus.WITHDRAWN,
-                                                       EntrantStatus.DROPPED, EntrantStatus.CANCELLED)]
+    statuses = entrant_statuses(entries, match)
+    entrants = [e for e in entries if in_field(e, match)]
+    for e in entrants:
+        e.shown = statuses[e.user_id]
     waitlist = [e for e in entries if e.status == EntrantStatus.WAITLISTED]
-    payload = standings_payload(match=match, user=request.user, can_watch=can_manage or request.user.is_staff)
+    live_data = live.page_payload(match=match, user=request.user, membership=membership,
+                                  can_watch=can_manage or request.user.is_staff, now=now)
     language = get_language() or "zh-hans"
+    seatings = selectors.round_seatings(match=match)
     context = {
         "club": match.club,
         "match": match,
         "membership": membership,
         "can_manage": can_manage,
         "can_edit": can_manage and services.check_edit(match, now) is None,
-        "state": clock.due_state(match, now),
+        "state": live_data["state"],
+        "state_label": live_data["state_label"],
         "fmt": fmt,
         "entry": entry,
-        "balance": balance,
-        "options": entry_options(match=match, entry=entry, membership=membership, balance=balance, now=now),
+        "entry_status": statuses.get(request.user.pk),
+        "balance": live_data["balance"],
+        "options": live_data["options"],
         "entrants": entrants,
         "waitlist": waitlist,
         "prizes": selectors.prize_preview(match=match),
-        "standings": payload,
-        "show_standings": match.state in (MatchState.RUNNING, MatchState.FINISHED),
-        "seatings": selectors.round_seatings(match=match),
+        "standings": live_data,
+        "show_standings": live_data["standings"],
+        "seatings": seatings,
+        "apart": selectors.kept_together(match=match, seatings=seatings, names=can_manage),
         "rules": rules_summary(match),
         "format_lines": fmt.summary(_),
         "tie_breaks": fmt.tie_breaks(_),
@@ -257,9 +191,12 @@ def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
         "config": {
             "standingsUrl": reverse("matches:standings", args=[match.pk]),
             "pollMs": POLL_MS,
-            "state": match.state,
+            "state": live_data["state"],
+            "round": match.current_round,
             "usesChips": fmt.uses_chips,
             "userId": request.user.pk,
+            "tableAtLoad": (live_data["me"] or {}).get("table_url"),
+            "moveSeconds": MOVE_SECONDS,
         },
         "strings": {
             "you": _("you"),
@@ -268,11 +205,13 @@ def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
             "seatedAt": _("You are seated at table %(n)s."),
             "roundOf": _("Round %(n)s of %(total)s") if fmt.knows_rounds else _("Round %(n)s"),
             "final": _("Final table"),
-            "states": {k: str(v) for k, v in MatchState.choices},
-            "status": {"active": _("In the match"), "out": _("Out"), "withdrawn": _("Withdrawn")},
             "prize": _("prize %(n)s"),
             "finalResults": _("Final results"),
+            "liveStandings": _("Live standings"),
             "prizeHead": _("Prize"),
+            "statusHead": _("Status"),
+            "movingIn": _("Taking you to table %(n)s in %(s)s s…"),
+            "checkedInAt": _("Checked in at %(at)s. Your table appears here when the match starts."),
         },
         "now": now,
     }
@@ -284,7 +223,16 @@ def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
 def standings_json(request: HttpRequest, match_id: int) -> JsonResponse:
     match, membership = _match_access(request, match_id)
     can_watch = access.is_manager(membership) or request.user.is_staff
-    return JsonResponse(standings_payload(match=match, user=request.user, can_watch=can_watch))
+    return JsonResponse(live.page_payload(match=match, user=request.user, membership=membership,
+                                          can_watch=can_watch))
+
+
+@never_cache
+@login_required
+def my_table_json(request: HttpRequest, match_id: int) -> JsonResponse:
+    """Where the viewer plays now (the table page's poll between rounds): his own entry only."""
+    match, membership = _match_access(request, match_id)
+    return JsonResponse(live.my_table(match=match, user=request.user))
 
 
 # --- create / edit ---------------------------------------------------------------------------
@@ -367,7 +315,8 @@ def console(request: HttpRequest, match_id: int) -> HttpResponse:
         "pairs": selectors.never_together(club=match.club),
         "members": members,
         "cancel_form": CancelForm(),
-        "standings": standings_payload(match=match, user=request.user, can_watch=True),
+        "standings": live.standings_payload(match=match, user=request.user, can_watch=True),
+        "apart": selectors.kept_together(match=match, seatings=None, names=True),
     }
     return render(request, "matches/console.html", context)
 

@@ -11,6 +11,13 @@
   opened by ``arranged.arranged_open``); ``hold`` keeps the next hand from starting (a paused
   match) until ``arranged.arranged_release`` is called. Any receiver asking for it wins; no
   receiver, or an answer of None: the usual rules (players click ready).
+- ``table_page(sender=Table, table=<Table>, user=<User>)`` is asked when the table page renders;
+  the one who arranged the table (a match) may answer a dict ``{"title": str, "back": {"url",
+  "label"}, "follow": {"url", "strings"}}``: the page's heading, where its back links lead (the
+  match instead of the club), and the endpoint the page polls, once its session is over, to take
+  a seated player to his next table (``{"state", "url", "table": {"id", "number", "url"} | None,
+  "status"}``), with the words of that panel.
+  Arranged tables offer no 再来一局. No answer: the club's table page as usual.
 """
 
 from django.dispatch import Signal
@@ -18,3 +25,4 @@ from django.dispatch import Signal
 hand_finished = Signal()
 table_finished = Signal()
 session_policy = Signal()
+table_page = Signal()

@@ -21,6 +21,7 @@ from .context import TableError
 from .i18n import table_strings
 from .models import BotLevel, Table
 from .selectors import access_for
+from .signals import table_page
 
 
 @login_required
@@ -31,19 +32,41 @@ def table_detail(request: HttpRequest, table_id: int) -> HttpResponse:
         raise Http404
     if access.seat is not None:  # players' addresses feed the audit reports and match seating
         address_seen(user=request.user, ip=client_ip(request.META))
+    arranger = _arranger(table, request.user)
+    verbs = ("join", "leave", "bot", "dissolve") if arranger else ("join", "leave", "bot", "dissolve", "rematch")
+    back = arranger["back"] if arranger else {"url": f"/clubs/{table.club_id}/", "label": gettext("Back to club")}
     config = {
         "tableId": table.pk,
         "wsPath": f"/ws/tables/{table.pk}/",
         "userId": request.user.pk,
         "clubUrl": f"/clubs/{table.club_id}/",
-        "urls": {name: f"/tables/{table.pk}/{name}/" for name in ("join", "leave", "bot", "dissolve", "rematch")},
+        "back": back,  # where the page's back links lead: the club, or the match of a match table
+        "urls": {name: f"/tables/{table.pk}/{name}/" for name in verbs},  # a match table has no 再来一局
     }
+    if arranger:
+        config["follow"] = {**arranger["follow"], "pollMs": FOLLOW_POLL_MS, "seconds": FOLLOW_SECONDS}
     # Replays of the table's ended hands (apps/replays, by URL name: tables never imports it).
     hands_url = reverse("replays:table_hands", args=[table.pk])
     config.update(handsUrl=hands_url, replayUrl=hands_url + "%(number)s/", handsLabel=gettext("All hands"))
     rules_lines = describe_table(table)  # the table's own snapshot of rules, in words
     return render(request, "tables/table.html", {"table": table, "config": config, "strings": table_strings(),
-                                                 "rules_lines": rules_lines})
+                                                 "rules_lines": rules_lines, "back": back,
+                                                 "title": arranger["title"] if arranger else table.name})
+
+
+FOLLOW_POLL_MS = 3000  # a match table's page, once its session is over, asks where the player goes next
+FOLLOW_SECONDS = 5  # the countdown, which the player may cancel, before the page moves him there
+
+
+def _arranger(table: Table, user) -> dict | None:
+    """What the arranger of an arranged table (a match, through ``signals.table_page``) says about
+    its page: title, back link, next-table endpoint. None for a club's own tables."""
+    if not table.arranged:
+        return None
+    for _receiver, answer in table_page.send(sender=Table, table=table, user=user):
+        if answer:
+            return answer
+    return None
 
 
 def _answer(request: HttpRequest, ok_url: str, error: TableError | None) -> HttpResponse:

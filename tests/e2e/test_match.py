@@ -175,14 +175,19 @@ def test_players_register_check_in_get_seated_play_and_watch_standings(server, b
         assert page.evaluate("() => window.__noReload === true"), "the prompt must come without a reload"
     owner.screenshot(path=str(OUT / "match_03_seated_prompt.png"))
     assert "第1桌" in owner.text_content("#my-table-prompt")
+    assert "秒后带你前往第1桌" in owner.text_content("#move-count")
     referee.wait_for_function("() => window.matchApp && window.matchApp.data && window.matchApp.data.state === 'running'")
     assert referee.evaluate("() => window.__noReload === true")
-    referee.wait_for_selector("#match-changed:not([hidden])")
-    referee.reload()  # the referee refreshes once to see the round seatings and the revealed seed
+    # No stale banner: the state badge and the standings follow by themselves.
+    referee.wait_for_function("() => document.getElementById('match-state').textContent === '进行中'")
+    assert referee.is_visible("#standings") and not referee.locator("#match-changed").count()
+    # The round seatings and the revealed seed come too, without a reload.
     referee.wait_for_selector("#standings-body tr")
+    referee.wait_for_selector("#seatings:not([hidden]) .seating")
     assert referee.locator("#seatings .seating").count() == 1
     assert len(referee.text_content("#seed").strip()) == 64
-    referee.evaluate("() => { window.__noReload = true; }")
+    assert referee.evaluate("() => window.__noReload === true")
+    assert referee.is_hidden("#register-box"), "a running match has no entry box for someone not in it"
     before = referee.evaluate("() => [...document.querySelectorAll('#standings-body td.gp')].map((td) => td.textContent)")
     assert before == ["0", "0", "0"]
     referee.screenshot(path=str(OUT / "match_04_live_standings.png"), full_page=True)
@@ -193,10 +198,9 @@ def test_players_register_check_in_get_seated_play_and_watch_standings(server, b
     assert_no_overflow(console_page)
     console_page.close()
 
-    # Each player follows the prompt to the table page and plays the seeded hand by clicking.
+    # Each player is taken to his table by the page itself (a short countdown he could cancel).
     for page in players:
-        page.click("#go-to-table")
-        page.wait_for_url("**/tables/*/")
+        page.wait_for_url("**/tables/*/", timeout=30000)
     for page in players:
         page.wait_for_function("() => window.tableApp && window.tableApp.state && window.tableApp.state.stage === 'hand'")
         page.set_default_timeout(3000)

@@ -16,21 +16,19 @@ his table; he keeps his place in the standings below those still playing).
 from __future__ import annotations
 
 import logging
-from datetime import timedelta
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from apps.accounts.selectors import shared_address_pairs
 from apps.clubs.models import Membership
 from apps.tables import arranged
 from apps.tables import selectors as table_selectors
 from apps.tables.context import TableError
 from apps.tables.models import ENDED_TABLE_STATUSES, OPEN_TABLE_STATUSES
 
-from .. import formats, standings
+from .. import formats, selectors, standings
 from ..models import (
     BEFORE_START,
     BEFORE_START_STATES,
@@ -40,7 +38,6 @@ from ..models import (
     MatchRound,
     MatchState,
     MatchTable,
-    NeverTogether,
     RoundKind,
     RoundState,
 )
@@ -49,8 +46,6 @@ from .base import lock, now_or
 from .definition import cancel
 
 log = logging.getLogger(__name__)
-
-SHARED_IP_DAYS = 30
 
 
 # ---- start ------------------------------------------------------------------------------------------
@@ -116,13 +111,7 @@ def _start(match: Match, now) -> None:
 
 def _avoid(match: Match, user_ids) -> set[frozenset[int]]:
     """Pairs never to seat together when avoidable: shared IP in the last 30 days ∪ the club's list."""
-    since = timezone.now() - timedelta(days=SHARED_IP_DAYS)
-    pairs = set(shared_address_pairs(user_ids=list(user_ids), since=since))
-    wanted = set(user_ids)
-    for a, b in NeverTogether.objects.filter(club_id=match.club_id).values_list("user_a_id", "user_b_id"):
-        if a in wanted and b in wanted:
-            pairs.add(frozenset((a, b)))
-    return pairs
+    return set(selectors.avoid_reasons(match=match, user_ids=user_ids))
 
 
 def _open_round(match: Match, *, number: int, plan: formats.NextRound, entrants: dict[int, Entrant],
@@ -137,11 +126,10 @@ def _open_round(match: Match, *, number: int, plan: formats.NextRound, entrants:
         players=plan.players, byes=list(seat.byes), repeats=seat.repeats, avoid_broken=seat.avoid_broken,
     )
     users = get_user_model().objects.in_bulk([u for t in seat.tables for u in t])
-    label = _("Final") if final else _("R%(n)s") % {"n": number}
     for i, ids in enumerate(seat.tables, start=1):
         table = arranged.arranged_open(
             club=match.club, users=[users[u] for u in ids], rules=match, hands=plan.hands,
-            name=f"{match.name} · {label} · {i}", template=match.template, by=None, practice=True,
+            name=MatchTable.title(match.name, final=final, round_number=number, number=i), template=match.template, by=None, practice=True,
             tuoguan={u for u in ids if u in away}, hold=match.paused,
         )
         MatchTable.objects.create(match=match, round=mround, number=i, table=table, seats=list(ids))

@@ -156,7 +156,7 @@ export function renderSettlement(root, state, t, api, cfg) {
   const bar = h("div", "actions");
   const mine = state.me !== null && state.me !== undefined ? state.seats[state.me] : null;
   if (!over && mine) bar.append(button(mine.ready ? t.readyDone : t.nextHand, "btn-primary act-ready", () => api.send({ type: "ready" })));
-  if (over) bar.append(Object.assign(h("a", "btn", t.backToClub), { href: cfg.clubUrl }));
+  if (over) bar.append(backLink(t, cfg));
   // The hand's replay (apps/replays), once it has ended: cfg.replayUrl has a %(number)s slot.
   if (cfg.replayUrl) bar.append(Object.assign(h("a", "btn act-replay", t.replay), { href: fmt(cfg.replayUrl, { number: hand.number }) }));
   root.append(bar);
@@ -208,7 +208,7 @@ export function renderOver(root, state, t, cfg, api) {
   if (state.hands_played > 0 && state.summary && state.summary.length) root.append(summaryEl(state, t, api, cfg, { title: false }));
   else if (!hand) root.append(h("p", "muted no-hands", t.noHandPlayed));
   const bar = h("div", "actions");
-  bar.append(Object.assign(h("a", "btn", t.backToClub), { href: cfg.clubUrl }));
+  bar.append(backLink(t, cfg));
   root.append(bar);
 }
 
@@ -233,4 +233,10 @@ export function renderDissolve(root, state, t, api) {
       button(t.refuse, "btn-danger", () => api.send({ type: "dissolve", vote: false })));
     root.append(bar);
   }
+}
+
+/** The way back from a table: to the club, or to the match for a match table (cfg.back). */
+function backLink(t, cfg) {
+  const back = cfg.back || { url: cfg.clubUrl, label: t.backToClub };
+  return Object.assign(h("a", "btn act-back", back.label), { href: back.url });
 }
