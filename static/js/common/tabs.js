@@ -7,10 +7,15 @@ for (const tabs of document.querySelectorAll(".tabs")) {
     tabs.toggleAttribute("data-more-right", max > 1 && tabs.scrollLeft < max - 1);
   };
   const current = tabs.querySelector("[aria-current='page']");
-  if (current && tabs.scrollWidth > tabs.clientWidth) {
-    const left = current.offsetLeft - tabs.offsetLeft;
-    tabs.scrollLeft = Math.max(0, left - (tabs.clientWidth - current.offsetWidth) / 2);
-  }
+  const centre = () => {
+    if (!current || tabs.scrollWidth <= tabs.clientWidth) return;
+    const bar = tabs.getBoundingClientRect();
+    const tab = current.getBoundingClientRect();
+    tabs.scrollLeft += tab.left - bar.left - (bar.width - tab.width) / 2;
+    mark();
+  };
+  centre();
+  document.fonts.ready.then(centre);  // the tabs' widths change once the web fonts are in
   mark();
   tabs.addEventListener("scroll", mark, { passive: true });
   new ResizeObserver(mark).observe(tabs);
