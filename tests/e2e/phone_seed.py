@@ -63,7 +63,7 @@ def build() -> str:
     for user in (a, b, c):
         member = Membership.objects.get(club=club, user=user)
         adjustment_create(club=club, member=member, amount=500, reason="开局上分", by=owner)
-    club_services.invite_create(club=club, by=owner)
+    invite = club_services.invite_create(club=club, by=owner)
 
     # A live table: one hand played through the services and settled; the session goes on.
     hand = play_real_hand(club, [a, b, c], seed=7)
@@ -103,4 +103,5 @@ def build() -> str:
     return json.dumps({
         "club": club.pk, "hand": hand.pk, "table": hand.table_id, "dispute": dispute.pk, "match": match.pk,
         "pair": sorted([a.pk, b.pk]), "member_a": a.pk, "share": share.code,
+        "invite": invite.code,
     })
