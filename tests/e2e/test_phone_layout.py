@@ -6,6 +6,7 @@ replays, a finished match, a live table). On each page the test fails on
 - horizontal overflow: the document wider than the viewport;
 - a visible interactive element (link, button, input, select, summary) smaller than 44x44 px,
   except links inside running text (a sentence around the link) and ALLOWED below;
+- a table cell squeezed to a character or two per line;
 - a tab bar wider than its box without a scroll hint (the fade and arrow of static/js/common/tabs.js).
 The phone menu holds the 回放码 box: a member opens a replay from it. Screenshots of every page in
 test-output/phone_<role>_<page>.png (and desktop_*.png).
@@ -63,6 +64,22 @@ PROBE = """(allowed) => {
   }
   return out;
 }"""
+
+# A table cell squeezed to a character or two per line (CJK text breaks anywhere, so a table wider
+# than the screen used to shrink its columns that way: issue 24's club ledger).
+SQUEEZED = """() => [...document.querySelectorAll("main td, main th")].filter((c) => {
+    const text = c.innerText.replace(/\\s+/g, "");
+    if (text.length < 2 || c.getBoundingClientRect().width === 0) return false;
+    const bottoms = new Set();  // one per line the cell's text runs over
+    const walk = document.createTreeWalker(c, NodeFilter.SHOW_TEXT);
+    for (let node = walk.nextNode(); node; node = walk.nextNode()) {
+      const range = document.createRange();
+      range.selectNodeContents(node);
+      for (const r of range.getClientRects()) if (r.width > 0) bottoms.add(Math.round(r.bottom));
+    }
+    const lines = bottoms.size;
+    return lines >= 2 && text.length / lines <= 2;
+  }).slice(0, 5).map((c) => `"${c.innerText.trim().slice(0, 16)}" ${Math.round(c.getBoundingClientRect().width)}px wide`)"""
 
 TABS = """() => [...document.querySelectorAll(".tabs")].filter((t) => t.scrollWidth > t.clientWidth + 1)
   .map((t) => {
@@ -135,6 +152,7 @@ def check_page(page, base: str, name: str, path: str, prefix: str, status: int =
             .slice(0, 5).map((e) => e.tagName.toLowerCase() + '.' + String(e.className).split(' ').join('.'))""", width)
         problems.append(f"{name}: page {doc}px wide in a {width}px viewport ({', '.join(wide)})")
     problems += [f"{name}: small target {p}" for p in page.evaluate(PROBE, ALLOWED)]
+    problems += [f"{name}: squeezed cell {c}" for c in page.evaluate(SQUEEZED)]
     problems += [f"{name}: tab bar '{t['label']}' scrolls without a hint" for t in page.evaluate(TABS) if not t["hinted"]]
     page.screenshot(path=str(OUT / f"{prefix}_{name}.png"))  # the first screen, as the user sees it
     if name != "table" and page.locator("main table").count():
