@@ -124,9 +124,9 @@ def pages_for(role: str, s: dict) -> dict[str, str]:
     }
 
 
-def sign_in(browser, base: str, username: str, size=(390, 844)):
+def sign_in(browser, base: str, username: str, size=(390, 844), locale="zh-CN"):
     context = browser.new_context(viewport={"width": size[0], "height": size[1]}, device_scale_factor=1,
-                                  locale="zh-CN")
+                                  locale=locale)
     context.set_default_timeout(15000)
     page = context.new_page()
     page.goto(f"{base}/accounts/login/")
@@ -275,5 +275,17 @@ def test_desktop_pages(server, browser, role, username, names):
     for name in names:
         problems += [p for p in check_page(page, server["url"], name, pages[name], f"desktop_{role}")
                      if "small target" not in p]  # a mouse is precise: desktop checks overflow and tab bars
+    context.close()
+    assert problems == [], "\n".join(problems)
+
+
+def test_english_pages_fit_a_phone(server, browser):
+    """English words are longer than Chinese ones: the same checks on the admin's busiest pages."""
+    context, page = sign_in(browser, server["url"], "p_admin", locale="en-US")
+    assert page.evaluate("document.documentElement.lang") == "en"
+    pages = pages_for("admin", server)
+    problems = []
+    for name in ("club", "club_ledger", "leaderboard", "audit_log", "collusion", "disputes", "match", "table"):
+        problems += check_page(page, server["url"], name, pages[name], "phone_en_admin")
     context.close()
     assert problems == [], "\n".join(problems)
