@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
@@ -82,13 +84,25 @@ def club_detail(request: HttpRequest, club_id: int) -> HttpResponse:
     return render(request, "clubs/detail.html", context)
 
 
-@login_required
 def club_join(request: HttpRequest, code: str) -> HttpResponse:
-    """The invite link: show the club and let a signed-in user ask to join."""
-    invite = Invite.objects.select_related("club").filter(code=code.upper()).first()
+    """The invite link: show the club (and who invites) to anyone holding a valid code.
+
+    Anonymous visitors are offered sign-up or sign-in, both of which come back here (``next``);
+    a signed-in user asks to join (an owner or admin approves). The invite's checks (revoked,
+    expired, used up, banned, already a member or waiting) hold whoever comes.
+    """
+    invite = Invite.objects.select_related("club", "created_by").filter(code=code.upper()).first()
     if invite is None:
         return render(request, "clubs/join.html", {"state": "invalid"}, status=404)
     club = invite.club
+    context = {"club": club, "invite": invite, "inviter": invite.created_by}
+    if not request.user.is_authenticated:
+        if not invite.is_usable():
+            return render(request, "clubs/join.html", {**context, "state": "expired"}, status=410)
+        if request.method == "POST":
+            return redirect_to_login(request.get_full_path())
+        return render(request, "clubs/join.html", {**context, "state": "anonymous",
+                                                         "next": reverse("clubs:join", args=[invite.code])})
     if selectors.membership_for(user=request.user, club=club):
         return redirect("clubs:detail", club_id=club.pk)
     pending = club.join_requests.filter(user=request.user, status=JoinStatus.PENDING).exists()
@@ -109,7 +123,7 @@ def club_join(request: HttpRequest, code: str) -> HttpResponse:
         messages.success(request, _("Your request was sent. The club admins will answer it."))
         return redirect("clubs:list")
     status = 200 if state in ("open", "pending") else 410 if state == "expired" else 403
-    return render(request, "clubs/join.html", {"state": state, "club": club, "invite": invite}, status=status)
+    return render(request, "clubs/join.html", {**context, "state": state}, status=status)
 
 
 @login_required

@@ -24,11 +24,14 @@ def test_create_club_page(client, make_user):
     assert "周末牌局" in html
 
 
-def test_join_link_for_anonymous_goes_to_login_then_back(client, world):
+def test_join_link_for_anonymous_shows_the_club_and_a_post_goes_to_login(client, world):
     url = reverse("clubs:join", args=[world.invite.code])
-    response = client.get(url)
+    page = client.get(url)
+    assert page.status_code == 200 and world.club.name in page.content.decode()
+    response = client.post(url)  # a stale form: nothing is requested, sign in first
     assert response.status_code == 302
     assert response["Location"] == f"{reverse('accounts:login')}?next={url}"
+    assert not JoinRequest.objects.filter(invite=world.invite).exclude(user=world.applicant).exists()
 
 
 def test_join_link_request_and_outcome_on_my_page(client, world, make_user):

@@ -45,7 +45,15 @@ def sign_up(page, base: str, username: str, display_name: str) -> None:
     page.click("button[type=submit].btn-primary")
 
 
+def open_menu(page) -> None:
+    """On a phone the site menu is folded behind its button (templates/base.html)."""
+    toggle = page.locator("header .menu-toggle")
+    if toggle.is_visible() and toggle.get_attribute("aria-expanded") != "true":
+        toggle.click()
+
+
 def sign_out(page) -> None:
+    open_menu(page)
     page.click("header form[action$='/logout/'] button")
 
 
@@ -74,10 +82,11 @@ def test_club_onboarding(page, live_server, transactional_db):
     shot(page, "03_invites")
     sign_out(page)
 
-    # The newcomer opens the link: sent to sign in, then to sign up, then back to the invite.
+    # The newcomer opens the link signed out: the club and who invites, then sign-up, back to the invite.
     page.goto(f"{base}{link}")
-    page.wait_for_url(re.compile(r"/accounts/login/\?next="))
-    shot(page, "04_login_redirect")
+    assert page.locator("h1").inner_text() == "长沙跑胡子俱乐部"
+    assert "老王 邀请你加入这个俱乐部" in page.locator("main").inner_text()
+    shot(page, "04_invite_signed_out")
     page.click("main a[href*='/accounts/signup/']")
     sign_up(page, base, "guest1", "小张")
     page.wait_for_url(re.compile(re.escape(link) + "$"))
@@ -110,9 +119,11 @@ def test_club_onboarding(page, live_server, transactional_db):
     shot(page, "08_audit")
 
     # The same page in English.
+    open_menu(page)
     page.click("header .lang-switch button")
     page.wait_for_selector(".audit-entry >> text=let 小张 join the club")
     shot(page, "09_audit_en")
+    open_menu(page)
     page.click("header .lang-switch button")  # back to Chinese
     page.wait_for_selector(".audit-entry >> text=加入俱乐部")
 
