@@ -173,6 +173,12 @@ def record_of(hand: Hand) -> dict[str, Any]:
     options = {
         k: v for k, v in rules.to_json().items() if k not in ("preset", "players") and defaults.get(k) != v
     }
+    # A default that depends on the player count (luzhou 4 players: bottom_shown, RULES.md §3.8) is
+    # written out when the hand was played without it, so the record resolves to the hand's rules.
+    implied = resolve_ruleset(rules.preset, options, players=rules.players).to_json()
+    for k, v in rules.to_json().items():
+        if implied[k] != v:
+            options[k] = v
     record: dict[str, Any] = {
         "preset": rules.preset,
         "options": options,
