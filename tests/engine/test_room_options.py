@@ -617,3 +617,23 @@ def test_s9_6_options_simulate_with_invariants():
         assert out["hands"] == 40
     with pytest.raises(ValueError, match="no preset"):
         simulate("full", hands=1, options={"remove_cards": 20})
+
+
+def test_s9_6_replay_trace_shows_the_set_aside_cards_to_the_audit_only(tmp_path):
+    """§9.6 with ENGINE_CLI.md "replay --trace [--viewer SEAT]": the audit trace lists the set-aside
+    cards, a seat's trace only their count."""
+    import io
+
+    from apps.engine.cli import main
+
+    path = RECORDS / "chenzhou_2p_remove_cards_win.json"
+    lines = {}
+    for viewer in (None, "0", "spectator"):
+        out = io.StringIO()
+        assert main(["replay", str(path), "--trace", *(["--viewer", viewer] if viewer else [])], out=out) == 0
+        lines[viewer] = [json.loads(x) for x in out.getvalue().splitlines()]
+    aside = next(x for x in lines[None] if x.get("type") == "set_aside")
+    assert len(aside["cards"]) == 20 and aside["count"] == 20
+    for viewer in ("0", "spectator"):
+        mine = next(x for x in lines[viewer] if x.get("type") == "set_aside")
+        assert mine == {"seq": mine["seq"], "type": "set_aside", "count": 20}
