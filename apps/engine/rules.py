@@ -194,6 +194,24 @@ def resolve_ruleset(preset: str, options: dict[str, Any] | None = None, players:
     return _check(replace(defaults, **changes))
 
 
+def overrides_of(rs: RuleSet) -> dict[str, Any]:
+    """The options that ``resolve_ruleset(rs.preset, options, players=rs.players)`` turns back into
+    ``rs``: the fields that differ from the preset's, plus a default that depends on the player count
+    when ``rs`` does without it (luzhou 4 players without bottom_shown, RULES.md §3.8).
+
+    >>> overrides_of(resolve_ruleset("luzhou", {"bottom_shown": False}, players=4))
+    {'bottom_shown': False}
+    >>> overrides_of(resolve_ruleset("luzhou", players=4))
+    {'bottom_shown': True}
+    """
+    want = rs.to_json()
+    defaults = PRESETS[rs.preset].to_json()
+    options = {k: v for k, v in want.items() if k not in ("preset", "players") and defaults[k] != v}
+    implied = resolve_ruleset(rs.preset, options, players=rs.players).to_json()
+    options.update({k: v for k, v in want.items() if implied[k] != v})
+    return options
+
+
 def _check(rs: RuleSet) -> RuleSet:
     if rs.preset not in PRESETS:
         raise RuleError(f"preset: unknown preset {rs.preset!r}")
