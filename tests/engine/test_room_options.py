@@ -637,3 +637,26 @@ def test_s9_6_replay_trace_shows_the_set_aside_cards_to_the_audit_only(tmp_path)
     for viewer in ("0", "spectator"):
         mine = next(x for x in lines[viewer] if x.get("type") == "set_aside")
         assert mine == {"seq": mine["seq"], "type": "set_aside", "count": 20}
+
+
+def test_s8_6_bots_and_time_outs_never_escape():
+    """§8.6: leaving is a player's choice ("a lost connection is never an escape"): no bot level
+    (practice seats, 托管) and no time-out picks ``escape``, though it is legal for every active seat."""
+    from apps.engine.bots import bot_choose
+    from apps.engine.search_bot import Budget
+
+    budget = Budget(worlds=2, cpu_ms=None, wall_ms=None)
+    for kind in ("random", "greedy", "easy", "normal", "hard"):
+        rs = resolve_ruleset("luzhou", {"escape_penalty": True}, players=4)
+        h = Hand(rs, 1, hand_seed(f"no-escape-{kind}", 0))
+        rng = random.Random(kind)
+        steps = 0
+        while not h.finished and steps < (12 if kind == "hard" else 400):
+            seat = h.to_act()[0]
+            assert ESCAPE in wires(h.legal_actions(seat))
+            assert h.default_action(seat).type != "escape"
+            action = bot_choose(h, seat, kind, rng, budget=budget)
+            assert action.type != "escape" and action in h.legal_actions(seat)
+            h.apply(seat, action)
+            steps += 1
+        assert "escape" not in (h.result or {})
