@@ -1,7 +1,7 @@
 """Player actions (ENGINE_CLI.md "Actions on the wire"): small frozen values.
 
-An ``Action`` is what a player chooses: discard a card, 吃 (with its compulsory 比 groups), 碰, 胡, or
-pass. Forced actions (提, 偎, 跑, natural win) are events, never actions.
+An ``Action`` is what a player chooses: discard a card, 吃 (with its compulsory 比 groups), 碰, 胡,
+pass, or (with ``escape_penalty``, RULES.md §8.6) leave the hand: ``escape``. Forced actions (提, 偎, 跑, natural win) are events, never actions.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from functools import lru_cache
 
 from .cards import card_name, parse_card
 
-ACTION_TYPES = ("discard", "chi", "peng", "hu", "pass")
+ACTION_TYPES = ("discard", "chi", "peng", "hu", "pass", "escape")
 
 
 class IllegalAction(ValueError):
@@ -96,7 +96,8 @@ _DISCARDS: tuple[Action, ...] = tuple(Action("discard", c) for c in range(20))
 HU = Action("hu")
 PASS = Action("pass")
 PENG = Action("peng")
-_SIMPLE = {"hu": HU, "pass": PASS, "peng": PENG}
+ESCAPE = Action("escape")
+_SIMPLE = {"hu": HU, "pass": PASS, "peng": PENG, "escape": ESCAPE}
 
 # Cards in the order their discard actions sort (canonical JSON compares "b10" < "b2").
 DISCARD_ORDER: tuple[int, ...] = tuple(sorted(range(20), key=lambda c: _canonical(_DISCARDS[c])))

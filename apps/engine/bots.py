@@ -31,7 +31,7 @@ def bot_choose(hand, seat: int, kind: str = "greedy", rng: random.Random | None 
         from .search_bot import DEFAULT_BUDGET, search_choose
 
         return search_choose(hand.rs, hand.view(seat), rng, budget or DEFAULT_BUDGET)
-    legal = hand.legal_actions(seat)
+    legal = hand.decision_actions(seat)  # never ``escape`` (RULES.md §8.6: a player's choice)
     if not legal:
         raise ValueError(f"seat {seat} has nothing to decide")
     if kind == "random":

@@ -101,13 +101,17 @@ def _finish(
     for s, actions in chi:
         opts = options.get(s)
         options[s] = [*actions, *opts] if opts is not None else [*actions, PASS]
+    if hu and st.rs.forced_win:  # 有胡必胡 (§9.6): 胡 is the only legal action of a seat offered it
+        for s in hu:
+            options[s] = [HU]
     return claim
 
 
-def draw_claim(st: HandState, drawer: int, c: int, plain: bool) -> Claim | None:
-    """Claims on a shown stock card (§5.2.4); ``plain``: ``st._can_win`` is the engine's own."""
+def draw_claim(st: HandState, drawer: int, c: int, plain: bool, hu_allowed: bool = True) -> Claim | None:
+    """Claims on a shown stock card (§5.2.4); ``plain``: ``st._can_win`` is the engine's own;
+    ``hu_allowed`` False: nobody may win on it (the shown last card of ``bottom_shown``, §3.8.3)."""
     order = st._orders[drawer]
-    hu = _hu_seats(st, order, c, "self_draw", "other_draw", plain)
+    hu = _hu_seats(st, order, c, "self_draw", "other_draw", plain) if hu_allowed else []
     hands, groups = st.hands, st.groups
     pao = None
     if _laid(groups[drawer], c, ("peng",)):

@@ -28,6 +28,19 @@ def cmd_score(args: argparse.Namespace, out: TextIO) -> int:
     return code
 
 
+def _options(text: str | None) -> dict[str, Any] | None:
+    """``--options JSON``: an object of option overrides (ValueError otherwise)."""
+    if text is None:
+        return None
+    try:
+        options = json.loads(text)
+    except ValueError as exc:
+        raise ValueError(f"--options: not JSON: {exc}") from None
+    if not isinstance(options, dict):
+        raise ValueError("--options: expected a JSON object of option overrides")
+    return options
+
+
 def cmd_simulate(args: argparse.Namespace, out: TextIO) -> int:
     from .simulate import simulate
 
@@ -40,6 +53,7 @@ def cmd_simulate(args: argparse.Namespace, out: TextIO) -> int:
             players=args.players,
             check=not args.no_check,
             roundtrip_hands=args.roundtrip_every,
+            options=_options(args.options),
         )
     except ValueError as exc:
         out.write(_dump({"error": str(exc)}) + "\n")
@@ -212,6 +226,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--bots", default="random", choices=["random", "greedy"])
     p.add_argument("--players", type=int, default=None, choices=[2, 3, 4])
     p.add_argument("--no-check", action="store_true", help="skip the invariant checks")
+    p.add_argument("--options", metavar="JSON", default=None,
+                   help='option overrides for every configuration that accepts them, e.g. \'{"escape_penalty": true}\'')
     p.add_argument(
         "--roundtrip-every",
         type=int,

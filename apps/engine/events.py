@@ -1,9 +1,10 @@
 """Events (ENGINE_CLI.md "Events on the wire") and their redaction per viewer.
 
 Hidden information leaves the engine only through ``Event.for_viewer`` and ``Hand.view``:
-other players' hands at the deal, a drawn card until it is shown, a 偎's card while
-``wei_shown == "none"`` (a 臭偎 and a 提 show one card, so their card is public), and another seat's
-``pass`` (the whole event: it would tell that the seat had an option on the card). Every consumer
+other players' hands at the deal (with ``bottom_shown`` that includes the dealer's face-down 21st
+card), a drawn card until it is shown, a 偎's card while ``wei_shown == "none"`` (a 臭偎 and a 提 show
+one card, so their card is public), the cards ``remove_cards`` set aside (``set_aside`` keeps only
+its ``count``: the audit view, replays and exports show them), and another seat's ``pass`` (the whole event: it would tell that the seat had an option on the card). Every consumer
 (live tables, ``replay --trace --viewer``, replays) gets this one redacted stream.
 
 A viewer's copy is numbered by his own events only (RULES.md §5.3, "What the others learn"): its
@@ -75,6 +76,8 @@ class Event:
             }
         elif self.secret and viewer != self.seat:
             out["card"] = None
+        elif self.type == "set_aside":  # §9.6: nobody sees the set-aside cards while the hand is live
+            del out["cards"]
         return out
 
     def to_json(self) -> dict[str, Any]:
@@ -89,8 +92,11 @@ class Event:
         if "hands" in fields:  # JSON turned the seat keys into strings
             fields["hands"] = {int(s): v for s, v in fields["hands"].items()}
         settlement = fields.get("settlement")
-        if isinstance(settlement, dict) and isinstance(settlement.get("deltas"), dict):
-            fields["settlement"] = dict(settlement, deltas={int(s): v for s, v in settlement["deltas"].items()})
+        if isinstance(settlement, dict):
+            for key in ("deltas", "seat_huxi"):  # per-seat maps (seat_huxi: an escape's, §8.6)
+                if isinstance(settlement.get(key), dict):
+                    settlement = dict(settlement, **{key: {int(s): v for s, v in settlement[key].items()}})
+            fields["settlement"] = settlement
         return cls(data["seq"], data["type"], data.get("seat"), fields, bool(data.get("_secret")))
 
     def __repr__(self) -> str:

@@ -28,6 +28,8 @@ FORMAT = "paohuzi-hand/1"
 SCOPES = ("hand", "session")
 CHECK_KEYS = ("commitment", "deck", "replay", "chain", "settlement", "ledger")
 ENDED = ("finished", "dissolved")
+# Events the deck decides after the deal, before anyone acts (RULES.md §3.2, §3.8, §9.6).
+DECK_EVENTS = ("reveal", "set_aside", "bottom_shown", "bottom_to_top")
 
 
 class BadDocument(ValueError):
@@ -190,11 +192,18 @@ def _deck(hand: dict, rules: RuleSet | str) -> dict:
         dealt = Hand(rules, dealer=hand["dealer"], seed=seed)
     except ValueError as exc:
         return _check(n, "deck", False, f"cannot deal: {exc}")
-    stored = [e for e in events if e["type"] == "engine"][:2]
-    want = _jsonable([e.to_wire() for e in dealt.events[:2]])
-    if len(stored) < 2:
-        return _check(n, "deck", False, "the log has no deal and reveal events")
-    deal, reveal = stored[0]["payload"], stored[1]["payload"]
+    # The events the deck decides before anyone acts: the deal, then (room options, RULES.md §3.8,
+    # §9.6) the set-aside count, the reveal card or the shown last stock card and its moves.
+    want = _jsonable([e.to_wire() for e in dealt.events])
+    n_deck = 1
+    while n_deck < len(want) and want[n_deck]["type"] in DECK_EVENTS:
+        n_deck += 1
+    want = want[:n_deck]
+    stored = [e for e in events if e["type"] == "engine"][:n_deck]
+    if len(stored) < n_deck:
+        return _check(n, "deck", False, "the log has no deal and reveal events" if n_deck == 2
+                      else f"the log has fewer than the {n_deck} events of the deal")
+    deal = stored[0]["payload"]
     if not isinstance(deal, dict) or deal.get("type") != "deal":
         return _check(n, "deck", False, f"the first engine event (seq {stored[0]['seq']}) is not the deal")
     hands = deal.get("hands") if isinstance(deal.get("hands"), dict) else {}
@@ -205,13 +214,23 @@ def _deck(hand: dict, rules: RuleSet | str) -> dict:
                           f"the deck from the seed gives {_short(cards)}")
     if set(hands) != set(want[0]["hands"]):
         return _check(n, "deck", False, f"the deal lists seats {sorted(hands)}, the deck deals {sorted(want[0]['hands'])}")
-    if reveal != want[1]:
-        shown = reveal.get("card") if isinstance(reveal, dict) else reveal
-        return _check(n, "deck", False, f"the reveal card (seq {stored[1]['seq']}) is {_short(shown)}; "
-                                        f"the deck from the seed gives {want[1]['card']}")
+    for ev, expected in zip(stored[1:], want[1:], strict=True):
+        have = ev["payload"]
+        if have == expected:
+            continue
+        shown = have.get("card", have.get("cards")) if isinstance(have, dict) else have
+        what = "the reveal card" if expected["type"] == "reveal" else f"the {expected['type']} event"
+        return _check(n, "deck", False, f"{what} (seq {ev['seq']}) is {_short(shown)}; "
+                                        f"the deck from the seed gives {_short(expected.get('card', expected.get('cards')))}")
+    opened = [e["type"] for e in want[1:]]
+    if opened == ["reveal"]:
+        tail = f"and the reveal card {want[1]['card']}"
+    else:
+        tail = "and the events " + ", ".join(
+            f"{e['type']} {e['card']}" if "card" in e else f"{e['type']} ({e['count']} cards)" for e in want[1:]
+        )
     return _check(n, "deck", True,
-                  f"the deck of RULES.md §11.7 from the seed deals the stored hands of {len(hands)} seats "
-                  f"and the reveal card {want[1]['card']}")
+                  f"the deck of RULES.md §11.7 from the seed deals the stored hands of {len(hands)} seats {tail}")
 
 
 def _replay(hand: dict, rules: RuleSet | str) -> tuple[dict, Hand | None]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .actions import DISCARD_ORDER, HU, PASS, Action, IllegalAction
+from .actions import DISCARD_ORDER, ESCAPE, HU, PASS, Action, IllegalAction, sort_actions
 from .cards import COPIES, KINDS, cards_of, parse_card
 from .dealer import next_dealer
 from .events import AUDIT, Event
@@ -58,7 +58,17 @@ class Hand(HandState):
         return []
 
     def legal_actions(self, seat: int) -> list[Action]:
-        """Sorted (canonical JSON) legal actions of ``seat``; [] when it has nothing to decide."""
+        """Sorted (canonical JSON) legal actions of ``seat``; [] when it has nothing to decide.
+
+        With ``escape_penalty`` (RULES.md §8.6) every active seat may also ``escape`` while the hand
+        is in play: that alone never makes a seat one the hand waits for (``to_act``)."""
+        decisions = self.decision_actions(seat)
+        if self.rs.escape_penalty and not self.finished and seat in self._next:
+            return sort_actions([*decisions, ESCAPE])
+        return decisions
+
+    def decision_actions(self, seat: int) -> list[Action]:
+        """The legal actions of ``seat`` that answer what the hand waits for (no ``escape``)."""
         if self.phase == "discard":
             if seat != self.turn:
                 return []
@@ -71,6 +81,8 @@ class Hand(HandState):
 
     def _is_legal(self, seat: int, action: Action) -> bool:
         """A fast ``action in self.legal_actions(seat)`` (False only means: check the slow way)."""
+        if action is ESCAPE:
+            return False
         if self.phase == "discard":
             card = action.card
             return (
@@ -85,8 +97,9 @@ class Hand(HandState):
         return False
 
     def default_action(self, seat: int) -> Action | None:
-        """The time-out action (RULES.md §11.6): 胡 if offered, else pass; right-most discard."""
-        legal = self.legal_actions(seat)
+        """The time-out action (RULES.md §11.6): 胡 if offered, else pass; right-most discard (never
+        ``escape``: a lost connection is never an escape, §8.6)."""
+        legal = self.decision_actions(seat)
         if not legal:
             return None
         if self.phase == "discard":
@@ -116,6 +129,9 @@ class Hand(HandState):
                 raise IllegalAction(f"{action.to_wire()} is not legal for seat {seat} now; legal: {wire}")
         start = len(self.events)
         self.actions.append((seat, action))
+        if action.type == "escape":
+            self._escape(seat)
+            return self.events[start:]
         if self.phase == "discard":
             nxt = self._discard(seat, action.card)  # type: ignore[arg-type]
         else:
@@ -128,7 +144,8 @@ class Hand(HandState):
     @property
     def table_card(self) -> int | None:
         """The card in question while it awaits claims: the reveal card, a shown or discarded card
-        (not a 偎/提'd card: that one is already laid)."""
+        (not a 偎/提'd card: that one is already laid); after the hand, the card won on, or the card
+        that was in question when a player escaped (§8.6)."""
         if self.phase == "claim" and self.claim is not None and self.claim.source != "self":
             return self.claim.card
         return self.won_card
@@ -142,6 +159,7 @@ class Hand(HandState):
             "groups": {s: [list(g.cards) for g in self.groups[s]] for s in seats},
             "discards": {s: list(self.discards[s]) for s in seats},
             "table": [] if self.table_card is None else [self.table_card],
+            "set_aside": list(self.set_aside),
         }
 
     def chou(self, seat: int) -> set[int]:
@@ -151,10 +169,20 @@ class Hand(HandState):
     def stock_left(self) -> int:
         return len(self.stock) - self._stock_pos
 
+    @property
+    def bottom_card(self) -> int | None:
+        """With ``bottom_shown`` (RULES.md §3.8), the stock's last card, turned up for everyone while
+        the stock holds it; None otherwise."""
+        if self.rs.bottom_shown and self._stock_pos < len(self.stock):
+            return self.stock[-1]
+        return None
+
     def next_dealer(self, consecutive_draws: int = 0) -> tuple[int, int]:
         """``(dealer, consecutive_draws)`` for the next hand (RULES.md §2); the hand must be over."""
         if not self.finished or self.result is None:
             raise ValueError("the hand is not over")
+        if "escape" in self.result:  # §8.6: no draw (the run of draws ends) and no winner; the dealer keeps the deal
+            return self.dealer, 0
         return next_dealer(self.rs, self.dealer, self.result["winner"], consecutive_draws)
 
     def view(self, viewer: int | str | None) -> dict[str, Any]:

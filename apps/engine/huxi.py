@@ -96,3 +96,39 @@ def tun_of(rs: RuleSet, huxi: int) -> int:
     if rs.tun_mode == "1xi1tun":
         return max(1, huxi)
     return max(1, (huxi - rs.min_huxi) // 3 + 1)
+
+
+def current_huxi(rs: RuleSet, hand: list[int], groups: list[Group]) -> int:
+    """A player's **current best 胡息** (RULES.md §8.6, the 逃跑 penalty): his laid groups plus the
+    best grouping of his hand cards into groups of §4.1 — a 坎 whole (four of a kind, held only
+    before the opening 提, counts as 提), the rest into sentences and 绞 where they score (一二三,
+    二七十), cards left over scoring 0; no complete hand, no pair, no multiplier.
+
+    ``hand``: the 20 per-kind counts of his hidden cards.
+
+    >>> from apps.engine.rules import PRESETS
+    >>> hand = [0] * 20
+    >>> for c in (0, 1, 1, 2, 6, 9, 15, 15, 15):   # s1 s2 s2 s3 s7 s10, a 坎 of b6
+    ...     hand[c] += 1
+    >>> current_huxi(PRESETS["full"], hand, [Group("peng", (13, 13, 13))])   # 3 + 6 + 3 + 3
+    15
+    """
+    key = table_key(rs)
+    total = sum(_huxi(key, g.kind, g.cards) for g in groups)
+    small_w, big_w = sentence_weights(key)
+    for base, weights in ((0, small_w), (10, big_w)):
+        free = []
+        for r in range(10):
+            n = hand[base + r]
+            if n >= 3:
+                total += same_huxi(key, "ti" if n == 4 else "kan", base + r)
+                n = 0
+            free.append(n)
+        one = weights[PATTERN_YI_ER_SAN]  # s1 s2 s3 (b1 b2 b3)
+        two = weights[PATTERN_ER_QI_SHI]  # s2 s7 s10 (b2 b7 b10)
+        best = 0
+        for a in range(min(free[0], free[1], free[2]) + 1):
+            b = min(free[1] - a, free[6], free[9])
+            best = max(best, a * one + b * two)
+        total += best
+    return total

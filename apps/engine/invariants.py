@@ -6,6 +6,12 @@
 - every laid group has the shape of its kind (RULES.md §4.1);
 - the count rule of RULES.md §5.6 for every active seat (see ``count_problems``);
 - a 4-player ``sit_out`` sitter holds nothing;
+- the room options (``option_problems``): ``remove_cards`` sets the deck's last cards aside and
+  the stock never reaches them; ``bottom_shown`` has no reveal card, its shown last card is the
+  stock's last and nobody is offered 胡 on it; ``forced_win`` leaves exactly ``[hu]`` to a seat
+  offered 胡; ``escape`` is legal for every active seat (and nobody else) while the hand is in play
+  and never makes a seat one the hand waits for; a win meets ``qi_hu``; a settlement is zero-sum,
+  a capped one within ``score_cap``, an escape's the §8.6 penalty split;
 - ``Hand.from_json(hand.to_json())`` gives the same audit view and legal actions (``roundtrip``).
 """
 
@@ -30,8 +36,94 @@ def check(hand, roundtrip: bool = True) -> list[str]:
 
 
 def check_counts_fast(hand) -> list[str]:
-    """The cheap checks: card conservation and the §5.6 count identity."""
-    return conservation_problems(hand) + count_problems(hand)
+    """The cheap checks: card conservation, the §5.6 count identity and, when a room option of
+    RULES.md §3.8, §8.6 or §9.6 is on, ``option_problems``."""
+    problems = conservation_problems(hand) + count_problems(hand)
+    rs = hand.rs
+    if rs.remove_cards or rs.bottom_shown or rs.forced_win or rs.escape_penalty or rs.qi_hu or rs.score_cap:
+        problems += option_problems(hand)
+    return problems
+
+
+def option_problems(hand) -> list[str]:
+    """The room options' invariants (module docstring); [] when none is on."""
+    from .actions import ESCAPE, HU
+    from .cards import RED
+    from .settlement import escape_penalty
+
+    rs = hand.rs
+    problems: list[str] = []
+    if rs.remove_cards:
+        want = 80 - rs.remove_cards - 20 * rs.active_players - 1
+        if hand.set_aside != hand.deck[80 - rs.remove_cards :]:
+            problems.append("remove_cards: the set-aside cards are not the deck's last cards")
+        if len(hand.stock) != want:
+            problems.append(f"remove_cards: the stock holds {len(hand.stock)} cards, not {want}")
+    claim = hand.claim if hand.phase == "claim" else None
+    if rs.bottom_shown:
+        if hand.reveal is not None or any(e.type == "reveal" for e in hand.events):
+            problems.append("bottom_shown: a reveal card was turned up")
+        shown = [e for e in hand.events if e.type == "bottom_shown"]
+        if not shown:
+            problems.append("bottom_shown: no bottom_shown event")
+        elif hand.stock and shown[-1].fields["card"] != _name(hand.stock[-1]):
+            problems.append("bottom_shown: the last bottom_shown card is not the stock's last card")
+        if hand.stock and hand.stock[-1] in RED and not all(c in RED for c in hand.stock):
+            problems.append("bottom_shown: a red last card was not moved to the top")
+        if claim is not None and claim.source in ("draw", "self") and claim.last_card:
+            if any(HU in opts for opts in claim.options.values()):
+                problems.append("bottom_shown: 胡 is offered on the shown last card")
+        won = hand.result or {}
+        if any(m.get("name") == "hai_di" for m in (won.get("settlement") or {}).get("mingtang", [])):
+            problems.append("bottom_shown: a hand was won on the last card (海底)")
+    if rs.forced_win and claim is not None:
+        for seat, opts in claim.options.items():
+            if HU in opts and list(opts) != [HU]:
+                problems.append(f"forced_win: seat {seat} is offered 胡 among {[a.type for a in opts]}")
+    if rs.escape_penalty:
+        live = not hand.finished
+        for seat in range(rs.players):
+            legal = hand.legal_actions(seat)
+            if (ESCAPE in legal) != (live and seat in hand.active_seats):
+                problems.append(f"escape_penalty: escape legal for seat {seat} is {ESCAPE in legal}")
+            if seat in hand.to_act() and not hand.decision_actions(seat):
+                problems.append(f"escape_penalty: seat {seat} is waited for with only escape")
+    result = hand.result
+    if hand.finished and result is not None:
+        deltas = (result.get("settlement") or {}).get("deltas") or {}
+        if sum(deltas.values()) != 0:
+            problems.append(f"settlement is not zero-sum: {deltas}")
+        if "escape" in result:
+            leaver = result["escape"]
+            settlement = result["settlement"]
+            seats = list(hand.active_seats)
+            i = seats.index(leaver)
+            others = seats[i + 1 :] + seats[:i]  # seat order from the leaver's next
+            if settlement["total_huxi"] != sum(settlement["seat_huxi"].values()):
+                problems.append("escape: H is not the sum of the others' 胡息")
+            if result["penalty"] != escape_penalty(settlement["total_huxi"]) or deltas[leaver] != -result["penalty"]:
+                problems.append(f"escape: seat {leaver} pays {deltas.get(leaver)}, penalty {result['penalty']}")
+            shares = [deltas[s] for s in others]
+            if max(shares) - min(shares) > 1 or sorted(shares, reverse=True) != shares:
+                problems.append(f"escape: shares {shares} are not equal with the remainder from the leaver's next")
+            if any(deltas[s] for s in range(rs.players) if s not in hand.active_seats):
+                problems.append("escape: the sitter pays or receives")
+        elif result.get("winner") is not None:
+            settlement = result["settlement"]
+            if rs.score_cap and settlement["score"] > rs.score_cap:
+                problems.append(f"score_cap: score {settlement['score']} above the cap {rs.score_cap}")
+            if "cap" in settlement and settlement["cap"] != rs.score_cap:
+                problems.append("score_cap: the settlement's cap is not the ruleset's")
+            mao = any(b.get("name") == "mao_hu" for b in settlement.get("bonuses", []))
+            if rs.qi_hu and result["win_by"] != "natural" and not mao and settlement["huxi"] < rs.qi_hu:
+                problems.append(f"qi_hu: a win with {settlement['huxi']} 胡息 below 起胡 {rs.qi_hu}")
+    return problems
+
+
+def _name(card: int) -> str:
+    from .cards import card_name
+
+    return card_name(card)
 
 
 def _flatten(where: str, value: Any, out: list[tuple[str, list[int]]]) -> None:

@@ -337,7 +337,7 @@ def _candidates(rc: RuleContext, w: _Win, variant: Variant, out: list) -> int:
             return -1
         splits = [best]
     top = -1
-    min_huxi = rs.min_huxi
+    min_huxi = rs.win_min_huxi  # max(min_huxi, qi_hu): the gate of §8.1, §9.6
     for h, split in splits:
         huxi = variant.fixed_huxi + h
         if huxi > top:
@@ -448,7 +448,7 @@ def score_win_slow(
     if not found:
         if top < 0:
             return ScoreResult(False, "incomplete", _INCOMPLETE_MESSAGE)
-        return ScoreResult(False, "huxi_below_min", f"{top} 胡息 is below the minimum of {rs.min_huxi}", huxi=top)
+        return ScoreResult(False, "huxi_below_min", f"{top} 胡息 is below the minimum of {rs.win_min_huxi}", huxi=top)
     best = found[0] if len(found) == 1 else max(found, key=lambda cand: cand[0])
     return _result(rc, w, best, hand, win_card)
 

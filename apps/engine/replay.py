@@ -14,7 +14,7 @@ from typing import Any
 from .actions import Action, IllegalAction
 from .cards import DECK_SIZE, card_name, counts_of, parse_card
 from .hand import Hand
-from .rules import PRESETS, RuleError, resolve_ruleset
+from .rules import RuleError, overrides_of, resolve_ruleset
 from .shuffle import parse_seed
 
 
@@ -169,10 +169,9 @@ def legal_wire(hand: Hand, seat: int) -> list[dict]:
 def record_of(hand: Hand) -> dict[str, Any]:
     """The hand record of a finished or running hand (JSON-able): header, actions, events, result."""
     rules = hand.rs
-    defaults = PRESETS[rules.preset].to_json()
-    options = {
-        k: v for k, v in rules.to_json().items() if k not in ("preset", "players") and defaults.get(k) != v
-    }
+    # the preset's overrides; a player-count default the hand did without (luzhou 4 players without
+    # bottom_shown, RULES.md §3.8) is written out, so the record resolves to the hand's rules
+    options = overrides_of(rules)
     record: dict[str, Any] = {
         "preset": rules.preset,
         "options": options,

@@ -41,6 +41,13 @@ class RuleSet:
     hong_hu_fan: int = 3  # chenzhou's 红胡 fan (§11.8 interpretation)
     hong_hei_dian_2x: bool = False  # chenzhou option 红黑点2倍
     kai_di_you_xi: bool = False  # quanmin option 开底有喜
+    # ---- room options (RULES.md §3.8, §8.6, §9.6) --------------------------------------------
+    bottom_shown: bool = False  # 底牌明示 (§3.8): 4-player sit_out only; luzhou 4 players' default
+    escape_penalty: bool = False  # 逃跑 (§8.6): the ``escape`` action and its penalty
+    qi_hu: int = 0  # 起胡 (§9.6): 0, 15, 18 or 21; a win needs max(min_huxi, qi_hu) plain 胡息
+    score_cap: int = 0  # 封顶 (§9.6): 0 = none, else each loser's score is at most this
+    forced_win: bool = False  # 有胡必胡 (§9.6): 胡 is the only legal action where it is offered
+    remove_cards: int = 0  # 抽牌 (§9.6): 0 or 20 cards set aside, 2 players only
 
     # ---- derived values -------------------------------------------------------------------
     @property
@@ -73,6 +80,11 @@ class RuleSet:
     @property
     def groups_to_win(self) -> int:
         return 5 if self.deal_all else 7
+
+    @property
+    def win_min_huxi(self) -> int:
+        """The plain 胡息 a (non-natural) win needs (§8.1, §9.6): ``max(min_huxi, qi_hu)``."""
+        return max(self.min_huxi, self.qi_hu)
 
     @property
     def pao_fan(self) -> int:
@@ -159,6 +171,12 @@ def resolve_ruleset(preset: str, options: dict[str, Any] | None = None, players:
     if players is not None:
         options["players"] = players
     defaults = PRESETS[preset]
+    # §3.8: 底牌明示 is on by default for luzhou with 4 players (sit_out), off everywhere else.
+    if (
+        preset == "luzhou" and "bottom_shown" not in options and options.get("players") == 4
+        and options.get("four_player_mode", defaults.four_player_mode) == "sit_out"
+    ):
+        options["bottom_shown"] = True
     changes: dict[str, Any] = {}
     for name, value in options.items():
         if name not in OPTION_NAMES:
@@ -174,6 +192,24 @@ def resolve_ruleset(preset: str, options: dict[str, Any] | None = None, players:
             raise RuleError(f"{name}: expected a string")
         changes[name] = value
     return _check(replace(defaults, **changes))
+
+
+def overrides_of(rs: RuleSet) -> dict[str, Any]:
+    """The options that ``resolve_ruleset(rs.preset, options, players=rs.players)`` turns back into
+    ``rs``: the fields that differ from the preset's, plus a default that depends on the player count
+    when ``rs`` does without it (luzhou 4 players without bottom_shown, RULES.md §3.8).
+
+    >>> overrides_of(resolve_ruleset("luzhou", {"bottom_shown": False}, players=4))
+    {'bottom_shown': False}
+    >>> overrides_of(resolve_ruleset("luzhou", players=4))
+    {'bottom_shown': True}
+    """
+    want = rs.to_json()
+    defaults = PRESETS[rs.preset].to_json()
+    options = {k: v for k, v in want.items() if k not in ("preset", "players") and defaults[k] != v}
+    implied = resolve_ruleset(rs.preset, options, players=rs.players).to_json()
+    options.update({k: v for k, v in want.items() if implied[k] != v})
+    return options
 
 
 def _check(rs: RuleSet) -> RuleSet:
@@ -201,4 +237,14 @@ def _check(rs: RuleSet) -> RuleSet:
         raise RuleError("kai_di_you_xi: 开底有喜 is a quanmin option")
     if rs.pao_pays != "each" and not rs.discard_win:
         raise RuleError("pao_pays: only applies with discard_win")
+    if rs.bottom_shown and not rs.sit_out:
+        raise RuleError("bottom_shown: 底牌明示 needs 4 players in four_player_mode sit_out")
+    if rs.qi_hu not in (0, 15, 18, 21):
+        raise RuleError("qi_hu: 起胡 is 0 (none), 15, 18 or 21")
+    if not 0 <= rs.score_cap <= 100000:
+        raise RuleError("score_cap: 封顶 is 0 (none) or a positive number")
+    if rs.remove_cards not in (0, 20):
+        raise RuleError("remove_cards: 抽牌 sets aside 0 or 20 cards")
+    if rs.remove_cards and rs.players != 2:
+        raise RuleError(f"remove_cards: 抽牌 is for 2 players, not {rs.players}")
     return rs

@@ -24,6 +24,7 @@ from .cards import COPIES, KINDS, parse_card
 from .groups import LAID_KINDS, Group
 from .rules import RuleError, RuleSet, resolve_ruleset
 from .scoring import WIN_BY, score_win
+from .settlement import capped
 
 ScoreArgs = tuple[RuleSet, list[int], list[Group], "int | None", str, bool, bool, "int | None"]
 
@@ -139,7 +140,7 @@ def _answer(data: object) -> tuple[dict[str, Any], bool]:
         args = parse_request(data)
     except BadInput as exc:
         return {"win": False, "reason": "bad_input", "message": str(exc)}, False
-    return score_win(*args).to_wire(), True
+    return capped(args[0], score_win(*args).to_wire()), True
 
 
 def run_score(text: str) -> tuple[str, int]:

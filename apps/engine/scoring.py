@@ -295,13 +295,13 @@ def score_win(
         huxi = fx + best
         if huxi > top:
             top = huxi
-        if huxi >= rs.min_huxi:
+        if huxi >= rc.win_min:
             # 对对胡: no 吃 laid and nothing but the 将 among the free cards.
             cands.append((huxi, nf == 0 and not lp & LAID_CHI_MASK))
     if not cands:
         if top < 0:
             return _INCOMPLETE
-        return _below_min(top, rs.min_huxi)
+        return _below_min(top, rc.win_min)
     hw = hp + (1 << sh)  # every hidden card, the winning card included
     t = lp >> LAID_COUNTS
     red = (((hw & RED_FIELDS) * ONES20 >> 152) & 0xFF) + (t & 0xFF)
@@ -428,7 +428,7 @@ def _score_split(
     if not vs:
         return _INCOMPLETE
     chi = lp & LAID_CHI_MASK
-    min_huxi = rs.min_huxi
+    min_huxi = rc.win_min  # max(min_huxi, qi_hu): the gate of §8.1, §9.6
     mao_hu = rs.mao_hu
     cands: list[tuple[int, bool, int, int]] = []
     top = -1
@@ -494,7 +494,7 @@ def can_win(
     hp = int.from_bytes(bytes(hand_counts), "little")
     n = sum(hand_counts)
     lp = _laid_packed(rc, groups)
-    min_huxi = rs.min_huxi
+    min_huxi = rc.win_min  # max(min_huxi, qi_hu): the gate of §8.1, §9.6
     if rs.mao_hu:
         return any(
             c[0] >= min_huxi or c[0] == 0

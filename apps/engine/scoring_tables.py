@@ -26,7 +26,7 @@ class RuleContext:
     __slots__ = (
         "rs", "key", "weights", "groups_to_win", "huxi", "value_cache", "every_split",
         "w4", "same", "fan_cache", "laid", "tun", "call_keys", "kai_di",
-        "laid_huxi", "vs", "vb", "kan_rev", "ti_rev",
+        "laid_huxi", "vs", "vb", "kan_rev", "ti_rev", "win_min",
     )
 
     def __init__(self, rs: RuleSet) -> None:
@@ -34,6 +34,7 @@ class RuleContext:
         self.key = table_key(rs)
         self.weights = sentence_weights(self.key)
         self.groups_to_win = rs.groups_to_win
+        self.win_min = rs.win_min_huxi  # max(min_huxi, qi_hu): the plain 胡息 a win needs (§8.1, §9.6)
         self.huxi: dict[GroupT, int] | None = None  # ``_huxi_table``, on first use (not the fast path)
         self.value_cache: dict[tuple, tuple] = {}
         # 比 and 双飘 (changsha) look at the whole decomposition, 毛胡 at 0-胡息 ones: try every split.

@@ -72,7 +72,8 @@ DEFAULT_BUDGET = Budget()
 
 def search_choose(rules: RuleSet, view: dict[str, Any], rng: random.Random, budget: Budget = DEFAULT_BUDGET) -> Action:
     """The action the search picks for ``view["viewer"]``; ValueError when it has nothing to decide."""
-    legal = [Action.from_wire(a) for a in view.get("legal_actions") or []]
+    # ``escape`` (RULES.md §8.6) is a player's choice to leave, never a bot's.
+    legal = [a for a in (Action.from_wire(a) for a in view.get("legal_actions") or []) if a.type != "escape"]
     if not legal:
         raise ValueError(f"seat {view.get('viewer')} has nothing to decide")
     if HU in legal:
@@ -163,7 +164,7 @@ def _play_out(world: Hand, seat: int, action: Action, seed: int) -> float:
         if steps > MAX_STEPS:
             return 0.0
         s = world.to_act()[0]
-        world.apply(s, greedy(world, s, world.legal_actions(s), rng))
+        world.apply(s, greedy(world, s, world.decision_actions(s), rng))
     result = world.result or {}
     if result.get("winner") is None:
         return 0.0
@@ -234,7 +235,12 @@ class _Known:
             seen[self.table[0]] += 1
         self.sizes = [0 if s == seat else int(view["hand_sizes"][key(s)]) for s in seats]
         self.stock = int(view["stock"])
-        self.reveal = parse_card(view["reveal"])
+        self.reveal = None if view["reveal"] is None else parse_card(view["reveal"])
+        # bottom_shown (§3.8): the stock's last card is public; the sampled stock ends with it.
+        bottom = view.get("bottom_card")
+        self.bottom = None if bottom is None else parse_card(bottom)
+        if self.bottom is not None:
+            seen[self.bottom] += 1
         self.dead = [bool(view["dead"][key(s)]) for s in seats]
         self.chou = {parse_card(c) for c in view.get("chou") or []}
         self.unseen = [max(0, COPIES - n) for n in seen]
@@ -286,7 +292,10 @@ class _Known:
                 vec[c] += 1
             pos += self.sizes[s]
             hands.append(vec)
-        stock = pool[pos : pos + self.stock]
+        if self.bottom is not None:
+            stock = pool[pos : pos + self.stock - 1] + [self.bottom]
+        else:
+            stock = pool[pos : pos + self.stock]
         return hands, wei_kinds, stock
 
     def _no_wei(self) -> int | None:

@@ -2,6 +2,11 @@
 
 Hand ``i`` of a run with seed ``S`` uses the 32-byte seed ``sha256(f"{S}:{i}")``; its bots draw from
 ``random.Random`` seeded with the same bytes, so the same ``S`` always plays the same hands.
+
+``options`` (room options of RULES.md §3.8, §8.6, §9.6, or any other override) apply to every
+configuration that accepts them; with ``escape_penalty`` on, before each action a random active
+seat leaves the hand (``escape``) with probability ``ESCAPE_RATE`` — in simulate only: the bots of
+bots.py never escape.
 """
 
 from __future__ import annotations
@@ -13,25 +18,42 @@ import traceback
 from dataclasses import dataclass, field
 from typing import Any
 
+from .actions import ESCAPE
 from .bots import bot_choose
 from .hand import Hand
 from .invariants import check, check_counts_fast
-from .rules import PRESET_PLAYERS, PRESETS, RuleSet, resolve_ruleset
+from .rules import PRESET_PLAYERS, PRESETS, RuleError, RuleSet, resolve_ruleset
 
 # A hand has at most a few hundred decisions; more means the engine is stuck in a loop.
 MAX_STEPS = 2000
+# With escape_penalty: the chance, before each action, that a random active seat escapes (§8.6).
+ESCAPE_RATE = 0.005
 
 
-def configurations(preset: str | None = None, players: int | None = None) -> list[RuleSet]:
-    """Every (preset, player count) pair a run cycles through; 4 players use the preset's mode."""
+def configurations(
+    preset: str | None = None, players: int | None = None, options: dict[str, Any] | None = None
+) -> list[RuleSet]:
+    """Every (preset, player count) pair a run cycles through; 4 players use the preset's mode.
+
+    With ``options``, only the pairs that accept them (the rest raise RuleError: ``remove_cards``
+    is for 2 players, ``bottom_shown`` for 4 in ``sit_out``, …); ValueError when none does."""
     names = list(PRESETS) if preset in (None, "all") else [preset]
     out: list[RuleSet] = []
+    errors: list[str] = []
     for name in names:
         if name not in PRESETS:
             raise ValueError(f"unknown preset {name!r}")
         counts = PRESET_PLAYERS[name] if players is None else (players,)
         for n in counts:
-            out.append(resolve_ruleset(name, {}, players=n))
+            if not options:
+                out.append(resolve_ruleset(name, {}, players=n))
+                continue
+            try:
+                out.append(resolve_ruleset(name, options, players=n))
+            except RuleError as exc:
+                errors.append(f"{name} {n} players: {exc}")
+    if not out:
+        raise ValueError("no preset and player count accepts these options: " + "; ".join(errors[:3]))
     return out
 
 
@@ -48,6 +70,7 @@ class HandOutcome:
     events: int = 0
     winner: int | None = None
     win_by: str | None = None
+    escape: int | None = None  # the seat that left (§8.6)
     error: str | None = None
     hand: Hand | None = field(default=None, repr=False)
 
@@ -83,8 +106,11 @@ def play_hand(
             seats = hand.to_act()
             if not seats:
                 raise RuntimeError("the hand is not finished but nobody is to act")
-            seat = seats[0] if len(seats) == 1 else rng.choice(seats)
-            action = bot_choose(hand, seat, kind=bots, rng=rng)
+            if rules.escape_penalty and rng.random() < ESCAPE_RATE:
+                seat, action = rng.choice(hand.active_seats), ESCAPE
+            else:
+                seat = seats[0] if len(seats) == 1 else rng.choice(seats)
+                action = bot_choose(hand, seat, kind=bots, rng=rng)
             hand.apply(seat, action)
             if check_invariants:
                 deep = roundtrip_every and step % roundtrip_every == 0
@@ -96,6 +122,7 @@ def play_hand(
         result = hand.result or {}
         outcome.winner = result.get("winner")
         outcome.win_by = result.get("win_by")
+        outcome.escape = result.get("escape")
     except Exception as exc:  # noqa: BLE001 - a crash is a finding to report, with its seed
         tb = traceback.extract_tb(exc.__traceback__)
         where = f" at {tb[-1].filename.rsplit('/', 1)[-1]}:{tb[-1].lineno}" if tb else ""
@@ -123,6 +150,7 @@ def simulate(
     check: bool = True,
     roundtrip_every: int = 0,
     roundtrip_hands: int = 1,
+    options: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Play ``hands`` seeded hands, cycling through the configurations; the ENGINE_CLI result object.
 
@@ -137,8 +165,10 @@ def simulate(
         raise ValueError("round trip intervals must be >= 0")
     if bots not in ("random", "greedy"):
         raise ValueError(f"unknown bots {bots!r}")
-    configs = configurations(preset, players)
+    configs = configurations(preset, players, options)
     totals = {"hands": 0, "wins": 0, "draws": 0, "invalid": 0, "events": 0}
+    if options:
+        totals["escapes"] = 0
     by_preset: dict[str, dict[str, Any]] = {}
     failures: list[dict[str, Any]] = []
     start = time.perf_counter()
@@ -157,12 +187,16 @@ def simulate(
         row = by_preset.setdefault(
             key, {"hands": 0, "wins": 0, "draws": 0, "invalid": 0, "events": 0, "players": {}, "win_by": {}}
         )
+        if options:
+            row.setdefault("escapes", 0)
         row["players"][str(rules.players)] = row["players"].get(str(rules.players), 0) + 1
         for bucket in (totals, row):
             bucket["hands"] += 1
             bucket["events"] += out.events
             if out.error:
                 bucket["invalid"] += 1
+            elif out.escape is not None:
+                bucket["escapes"] += 1
             elif out.winner is None:
                 bucket["draws"] += 1
             else:

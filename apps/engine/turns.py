@@ -8,7 +8,7 @@ count rule (§5.6). ``Hand`` (hand.py) adds the public, checked API on top.
 from __future__ import annotations
 
 from .actions import HU, PASS, PENG, Action
-from .cards import cards_of, counts_of, names
+from .cards import RED, cards_of, counts_of, names
 from .claim_options import discard_claim, draw_claim
 from .claim_resolution import Claim
 from .events import Event
@@ -17,7 +17,7 @@ from .huxi import group_huxi
 from .prefilter import may_complete
 from .rules import RuleSet
 from .scoring import can_win, score_win
-from .settlement import settle_amounts
+from .settlement import capped, escape_amounts, settle_amounts
 
 _NAMES = names(range(20))
 _WEI = ("wei", "chou_wei")
@@ -57,6 +57,8 @@ class HandState:
         self.stock: list[int] = []
         self._stock_pos = 0
         self.won_card: int | None = None
+        self.reveal: int | None = None  # None with bottom_shown (§3.8.1: no reveal card)
+        self.set_aside: list[int] = []  # remove_cards (§9.6): never drawn, never shown live
 
     # ---- helpers ----------------------------------------------------------------------------
     def next_seat(self, seat: int) -> int:
@@ -118,52 +120,90 @@ class HandState:
 
     # ---- the deal (§3) ----------------------------------------------------------------------
     def _deal(self) -> None:
-        block = 14 if self.rs.deal_all else 20
+        rs = self.rs
+        block = 14 if rs.deal_all else 20
         pos = 0
         order = self._orders[self.dealer]
+        deck = self.deck
+        if rs.remove_cards:  # §9.6 抽牌: the deck's last cards are set aside before the deal
+            self.set_aside = deck[len(deck) - rs.remove_cards :]
+            deck = deck[: len(deck) - rs.remove_cards]
         dealt = {}
         for s in order:
-            cards = self.deck[pos : pos + block]
+            cards = deck[pos : pos + block]
+            if s == self.dealer and rs.bottom_shown:
+                # §3.8.1: the card that would be turned up goes face down to the dealer (his 21st)
+                cards.append(deck[block * len(order)])
             self.hands[s] = counts_of(cards)
             cards.sort()
             dealt[s] = [_NAMES[c] for c in cards]
             pos += block
-        self.reveal = self.deck[pos]
-        self.stock = self.deck[pos + 1 :]
         self._emit("deal", hands={s: dealt[s] for s in sorted(order)})
-        self._emit("reveal", card=_NAMES[self.reveal])
-        # Natural win (§3.3): forced, first in seat order from the dealer, who counts the reveal card.
+        if rs.remove_cards:  # announced after the deal: the first event of every hand is the deal
+            self._emit("set_aside", count=rs.remove_cards, cards=[_NAMES[c] for c in self.set_aside])
+        if rs.bottom_shown:
+            self.stock = deck[pos + 1 :]
+            self._show_bottom()
+        else:
+            self.reveal = deck[pos]
+            self.stock = deck[pos + 1 :]
+            self._emit("reveal", card=_NAMES[self.reveal])
+        # Natural win (§3.3): forced, first in seat order from the dealer, who counts the reveal card
+        # (with bottom_shown his 21st card is already in his hand).
+        reveal = self.reveal
         for s in order:
             vec = list(self.hands[s])
-            if s == self.dealer:
-                vec[self.reveal] += 1
+            if s == self.dealer and reveal is not None:
+                vec[reveal] += 1
             tis = vec.count(4)
             kans = vec.count(3) + tis
             if tis >= 3 or kans >= 5:
                 # The reveal card stays accounted for: the dealer's own card, or face up on the table.
-                if s == self.dealer:
-                    self.hands[s][self.reveal] += 1
-                else:
-                    self.won_card = self.reveal
+                if reveal is not None:
+                    if s == self.dealer:
+                        self.hands[s][reveal] += 1
+                    else:
+                        self.won_card = reveal
                 self._emit("natural_win", s)
                 self._win(s, "natural", None, vec, [])
                 return
+        if reveal is None:  # §3.8.1: no reveal win; opening 提, then the dealer's count rule
+            self._run(self._opening_ti())
+            return
         # Reveal win (§3.4): each player's choice, priority in seat order from the dealer.
-        claim = Claim(self.reveal, "reveal", self.dealer, order, [])
+        claim = Claim(reveal, "reveal", self.dealer, order, [])
+        hu_only = [HU] if rs.forced_win else [HU, PASS]
         for s in order:
             vec = self.hands[s]  # no four of a kind held: the cheap necessary condition applies
-            if vec[self.reveal] < 3 and max(vec) < 4 and not may_complete(vec, self.reveal):
+            if vec[reveal] < 3 and max(vec) < 4 and not may_complete(vec, reveal):
                 continue
-            if can_win(self.rs, tuple(vec), [], self.reveal, "reveal", dealer=s == self.dealer):
-                claim.options[s] = [HU, PASS]
+            if can_win(rs, tuple(vec), [], reveal, "reveal", dealer=s == self.dealer):
+                claim.options[s] = hu_only
         if claim.options:
             self._open(claim)
         else:
             self._run(self._after_reveal())
 
+    def _show_bottom(self) -> None:
+        """§3.8.2: the last stock card is turned up; while it is red it moves to the top (the next
+        card drawn) and the new last card is turned up; if every stock card is red, it stays."""
+        stock = self.stock
+        self._emit("bottom_shown", card=_NAMES[stock[-1]])
+        if all(c in RED for c in stock):
+            return
+        while stock[-1] in RED:
+            card = stock.pop()
+            stock.insert(0, card)
+            self._emit("bottom_to_top", card=_NAMES[card])
+            self._emit("bottom_shown", card=_NAMES[stock[-1]])
+
     def _after_reveal(self) -> int | None:
         """The reveal card joins the dealer; opening 提 (forced); then the count rule (§3.5–3.7)."""
-        self.hands[self.dealer][self.reveal] += 1
+        self.hands[self.dealer][self.reveal] += 1  # type: ignore[index]
+        return self._opening_ti()
+
+    def _opening_ti(self) -> int | None:
+        """Opening 提 (forced, §3.6), then the dealer's count rule (§3.7)."""
         for s in self._orders[self.dealer]:
             vec = self.hands[s]
             if 4 not in vec:
@@ -230,10 +270,10 @@ class HandState:
         return self._claim_draw(seat, c, last)
 
     def _after_forced(self, seat: int, card: int, pre: tuple, last: bool) -> int | None:
-        """偎胡/提胡 option (§5.2.3, §11.10), then the count rule."""
-        if self._can_win(seat, card, "self_draw", pre):
+        """偎胡/提胡 option (§5.2.3, §11.10; never on the shown last card, §3.8.3), then the count rule."""
+        if not (last and self.rs.bottom_shown) and self._can_win(seat, card, "self_draw", pre):
             claim = Claim(card, "self", seat, [seat], [])
-            claim.options[seat] = [HU, PASS]
+            claim.options[seat] = [HU] if self.rs.forced_win else [HU, PASS]
             claim.pre = pre
             claim.last_card = last
             self._open(claim)
@@ -242,7 +282,8 @@ class HandState:
 
     def _claim_draw(self, drawer: int, c: int, last: bool) -> int | None:
         """Claims on a shown stock card (§5.2.4); unclaimable, it goes to the discard row."""
-        claim = draw_claim(self, drawer, c, type(self)._can_win is _PLAIN_CAN_WIN)
+        hu = not (last and self.rs.bottom_shown)  # §3.8.3: nobody wins on the shown last card
+        claim = draw_claim(self, drawer, c, type(self)._can_win is _PLAIN_CAN_WIN, hu)
         if claim is None:
             self.discards[drawer].append(c)
             self.phase, self.turn, self.claim = "claim", None, None
@@ -361,8 +402,10 @@ class HandState:
             self.rs, cards_of(hand), groups, card, win_by,
             dealer=seat == self.dealer, last_card=last_card, reveal_card=self.reveal,
         )
-        settlement = dict(score.to_wire())
-        amounts = settle_amounts(self.rs, seat, score, self.active_seats, base=1, piao=None, discarder=discarder)
+        settlement = capped(self.rs, score.to_wire())
+        amounts = settle_amounts(
+            self.rs, seat, settlement["score"], self.active_seats, base=1, piao=None, discarder=discarder
+        )
         settlement["deltas"] = dict(amounts["total"])
         name = None if card is None else _NAMES[card]
         self._emit("hu", seat, card=name, win_by=win_by, settlement=settlement)
@@ -370,6 +413,22 @@ class HandState:
         self.result = {"winner": seat, "win_by": win_by, "card": name, "settlement": settlement}
         if discarder is not None:
             self.result["discarder"] = discarder
+
+    def _escape(self, seat: int) -> None:
+        """§8.6: ``seat`` leaves the hand in play; it ends at once and he pays the others."""
+        claim = self.claim if self.phase == "claim" else None
+        if claim is not None and claim.source != "self":
+            self.won_card = claim.card  # the card in question stays on the table (card_locations)
+        amounts = escape_amounts(self, seat)
+        settlement = {
+            "seat_huxi": amounts["seat_huxi"],
+            "total_huxi": amounts["total_huxi"],
+            "penalty": amounts["penalty"],
+            "deltas": dict(amounts["total"]),
+        }
+        self._emit("escape", seat, penalty=amounts["penalty"], settlement=settlement)
+        self.phase, self.turn, self.claim, self.finished = "finished", None, None, True
+        self.result = {"escape": seat, "penalty": amounts["penalty"], "settlement": settlement}
 
 
 _PLAIN_CAN_WIN = HandState._can_win  # a test may replace it: claim_options.py then always asks it

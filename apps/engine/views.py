@@ -3,7 +3,8 @@
 ``build_view(hand, seat)``: own hand, every seat's laid groups (偎 face down for others unless
 ``wei_shown == "one"``; a 臭偎 and a 提 show one card), discard rows, hand sizes, stock count, the
 reveal card, the card in question, whose turn, the viewer's own options and legal actions, each
-seat's visible 胡息, ``seq`` (the number of the hand's events the viewer may see: the last one's in
+seat's visible 胡息, with ``bottom_shown`` the shown last stock card (``bottom_card``), with
+``remove_cards`` the number of set-aside cards (``set_aside``; their cards in the audit view only), ``seq`` (the number of the hand's events the viewer may see: the last one's in
 his copy, ``Event.for_viewer``; the audit view counts every event), and the result at the end (when every hand is shown). ``None`` (a spectator)
 sees no hidden card at all — only what every player sees; ``AUDIT`` sees everything.
 ``build_views(hand, viewers)`` gives the same views for several viewers at once (an update's copies).
@@ -65,7 +66,9 @@ def build_views(hand: Hand, viewers: list[int | str | None]) -> list[dict[str, A
     claim = hand.claim
     in_claim = hand.phase == "claim" and claim is not None
     active_seats = list(hand.active_seats)
-    reveal = card_name(hand.reveal)
+    reveal = None if hand.reveal is None else card_name(hand.reveal)
+    rs = hand.rs
+    bottom = hand.bottom_card
     stock = hand.stock_left()
     hand_sizes = {s: sum(hand.hands[s]) for s in seats}
     discards = {s: [card_name(c) for c in hand.discards[s]] for s in seats}
@@ -106,6 +109,10 @@ def build_views(hand: Hand, viewers: list[int | str | None]) -> list[dict[str, A
             "finished": hand.finished,
             "result": hand.result,
         }
+        if rs.bottom_shown:  # §3.8: the stock's last card is public while the stock holds it
+            view["bottom_card"] = None if bottom is None else card_name(bottom)
+        if rs.remove_cards:  # §9.6: how many were set aside, never which (audit only)
+            view["set_aside"] = len(hand.set_aside)
         if isinstance(viewer, int):
             view["pending"] = hand.pending.get(viewer, [])
             view["legal_actions"] = [a.to_wire() for a in hand.legal_actions(viewer)]
@@ -114,6 +121,8 @@ def build_views(hand: Hand, viewers: list[int | str | None]) -> list[dict[str, A
             view["pending"] = {s: opts for s, opts in hand.pending.items()}
             view["legal_actions"] = {s: [a.to_wire() for a in hand.legal_actions(s)] for s in hand.to_act()}
             view["stock_cards"] = [card_name(c) for c in hand.stock[hand._stock_pos :]]
+            if rs.remove_cards:
+                view["set_aside_cards"] = [card_name(c) for c in hand.set_aside]
             view["chou"] = {s: sorted(card_name(c) for c in hand.chou(s)) for s in seats}
         else:  # a spectator has no options and learns nobody else's
             view["pending"] = []

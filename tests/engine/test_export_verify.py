@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from apps.engine import settle
+from apps.engine.actions import Action
 from apps.engine.bots import bot_choose
 from apps.engine.chain import GENESIS_HASH, link_hash
 from apps.engine.cli import main
@@ -38,9 +39,13 @@ def _event(events: list, type_: str, payload) -> None:
                    "payload": payload, "prev_hash": prev, "hash": link_hash(prev, payload)})
 
 
-def make_doc(preset="full", players=3, index=0, piao=None, base=2, want_win=True) -> dict:
-    """A session document of one hand played by greedy bots, logged as the platform logs it."""
-    rs = resolve_ruleset(preset, {"piao": True} if piao else {}, players=players)
+def make_doc(preset="full", players=3, index=0, piao=None, base=2, want_win=True, options=None,
+             escape_at=None, want=None) -> dict:
+    """A session document of one hand played by greedy bots, logged as the platform logs it.
+
+    ``escape_at``: after that many actions the last active seat escapes (RULES.md §8.6); ``want``: a
+    test the finished hand must pass (else the next seed is tried)."""
+    rs = resolve_ruleset(preset, {**({"piao": True} if piao else {}), **(options or {})}, players=players)
     for attempt in range(40):
         seed = hashlib.sha256(f"export-{preset}-{players}-{index}-{attempt}".encode()).digest()
         hand = Hand(rs, dealer=attempt % players, seed=seed)
@@ -55,20 +60,24 @@ def make_doc(preset="full", players=3, index=0, piao=None, base=2, want_win=True
         while not hand.finished:
             seat = hand.to_act()[0]
             action = bot_choose(hand, seat, "greedy", rng)
+            if escape_at is not None and len(hand.actions) == escape_at:
+                seat, action = hand.active_seats[-1], Action.from_wire({"type": "escape"})
             _event(events, "action", {"seat": seat, "action": action.to_wire(), "by": "bot"})
             for ev in hand.apply(seat, action):
                 _event(events, "engine", json.loads(json.dumps(ev.to_wire())))
-        if want_win and hand.result["winner"] is None:
+        if want_win and hand.result.get("winner") is None and escape_at is None:
+            continue
+        if want is not None and not want(hand):
             continue
         result = json.loads(json.dumps(hand.result))
         totals = json.loads(json.dumps(settle(hand, base=base, piao=piao or {})))
         _event(events, "hand.end", {"number": 1, "seed": seed.hex(), "seed_hash": hashlib.sha256(seed).hexdigest(),
-                                    "winner": result["winner"], "result": result, "totals": totals})
+                                    "winner": result.get("winner"), "result": result, "totals": totals})
         entries = []
         for seat in range(players):
             for part in ("score", "piao"):
                 amount = totals[part][str(seat)]
-                if amount or result["winner"] is not None:
+                if amount or result.get("winner") is not None or "escape" in result:
                     entries.append({"seat": seat, "kind": part, "amount": amount, "account": "member",
                                     "user_id": 100 + seat})
         part = {
@@ -295,3 +304,64 @@ def test_a_rewritten_reveal_card_fails_the_deck(doc):
     reveal["card"] = "s1" if reveal["card"] != "s1" else "s2"
     found = bad_keys(rehash(bad))
     assert "chain" not in found and "the reveal card" in found["deck"]
+
+
+# ---- the room options (RULES.md §3.8, §8.6, §9.6) -------------------------------------------------
+
+@pytest.mark.parametrize(
+    ("preset", "players", "options", "escape_at", "want"),
+    [
+        ("luzhou", 4, {}, None, lambda h: h.rs.bottom_shown),  # §3.8: luzhou's 4-player default
+        ("luzhou", 2, {"remove_cards": 20}, None, None),  # §9.6 抽牌
+        ("chenzhou", 2, {"remove_cards": 20, "score_cap": 3}, None, None),
+        ("full", 3, {"escape_penalty": True}, 9, lambda h: "escape" in h.result),  # §8.6
+        ("full", 3, {"score_cap": 2, "qi_hu": 18, "forced_win": True}, None,
+         lambda h: "cap" in h.result.get("settlement", {})),  # §9.6 封顶 with 起胡 and 有胡必胡
+    ],
+)
+def test_documents_of_hands_with_room_options_pass_every_check(tmp_path, preset, players, options, escape_at, want):
+    doc = make_doc(preset, players, options=options, escape_at=escape_at, want=want, piao={0: 1, 1: 2})
+    checks = verify_document(doc)
+    assert all(c["ok"] for c in checks), [c for c in checks if not c["ok"]]
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps(doc))
+    assert main(["verify", str(path)], out=io.StringIO()) == 0  # the command line agrees
+
+
+def test_an_escape_settles_without_piao_and_the_ledger_must_match():
+    """§8.6: no 飘 is paid on an escape; the totals are the penalty × base split; a changed line fails."""
+    doc = make_doc("full", 3, options={"escape_penalty": True}, escape_at=9, piao={0: 3, 1: 2, 2: 1},
+                   want=lambda h: "escape" in h.result)
+    hand = doc["hands"][0]
+    leaver = hand["result"]["escape"]
+    assert hand["totals"]["piao"] == {"0": 0, "1": 0, "2": 0}
+    assert hand["totals"]["total"][str(leaver)] == -hand["result"]["penalty"] * hand["base_score"]
+    bad = copy.deepcopy(doc)
+    line = next(e for e in bad["hands"][0]["ledger"]["entries"] if e["seat"] == leaver and e["kind"] == "score")
+    line["amount"] -= 1
+    other = next(e for e in bad["hands"][0]["ledger"]["entries"] if e["seat"] != leaver and e["kind"] == "score")
+    other["amount"] += 1
+    assert "ledger" in bad_keys(rehash(bad))
+
+
+def test_a_rewritten_bottom_card_fails_the_deck():
+    """§3.8: the shown last stock card comes from the deck; a log that shows another fails ``deck``."""
+    doc = make_doc("luzhou", 4)
+    bad = copy.deepcopy(doc)
+    shown = next(e for e in engine_events(bad) if e["payload"]["type"] == "bottom_shown")["payload"]
+    shown["card"] = "s1" if shown["card"] != "s1" else "s3"
+    found = bad_keys(rehash(bad))
+    assert "chain" not in found and "the bottom_shown event" in found["deck"]
+
+
+def test_rewritten_set_aside_cards_fail_the_deck():
+    """§9.6: the set-aside cards are the deck's last 20; the export (an audit copy) must show them."""
+    doc = make_doc("luzhou", 2, options={"remove_cards": 20})
+    bad = copy.deepcopy(doc)
+    aside = engine_events(bad)[1]["payload"]
+    assert aside["type"] == "set_aside" and aside["count"] == 20 and len(aside["cards"]) == 20
+    aside["cards"] = sorted(aside["cards"])
+    if aside["cards"] == engine_events(doc)[1]["payload"]["cards"]:
+        aside["cards"] = aside["cards"][::-1]
+    found = bad_keys(rehash(bad))
+    assert "chain" not in found and "the set_aside event" in found["deck"]

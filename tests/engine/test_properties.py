@@ -21,7 +21,14 @@ from apps.engine.invariants import check, check_counts_fast
 from apps.engine.shuffle import deck_from_seed
 from apps.engine.simulate import configurations
 
-CONFIGS = configurations("all")
+# Every preset and player count, then the room options of RULES.md §3.8, §8.6, §9.6 (bottom_shown is
+# luzhou's 4-player default; remove_cards applies to the 2-player configurations).
+CONFIGS = (
+    configurations("all")
+    + configurations("all", options={"escape_penalty": True, "forced_win": True, "qi_hu": 15, "score_cap": 4})
+    + configurations("all", options={"remove_cards": 20, "escape_penalty": True})
+    + configurations("luzhou", 4, options={"bottom_shown": False})
+)
 MAX_STEPS = 400
 
 
@@ -40,7 +47,7 @@ def _expected_group(hand: Hand, owner: int, viewer: int, kind: str, cards: tuple
 
 
 # Where a seat's view may hold cards: everything else (the stock above all) is hidden.
-_CARD_KEYS = {"hands", "groups", "discards", "legal_actions", "chou", "table", "reveal", "result"}
+_CARD_KEYS = {"hands", "groups", "discards", "legal_actions", "chou", "table", "reveal", "result", "bottom_card"}
 _CARD_NAMES = {card_name(c) for c in range(20)}
 
 
@@ -106,6 +113,9 @@ def _event_leaks(hand: Hand, events, viewers: range) -> list[str]:
             elif ev.type == "wei" and ev.seat != seat and not full["chou"] and hand.rs.wei_shown == "none":
                 if red["card"] is not None:
                     problems.append(f"seat {seat} sees the hidden 偎 of {ev.seat}")
+            elif ev.type == "set_aside":  # §9.6: the count only
+                if "cards" in red or red["count"] != full["count"]:
+                    problems.append(f"seat {seat} sees the set-aside cards: {red}")
             elif {**red, "seq": None} != {**full, "seq": None}:  # (seq: the viewer's own numbering)
                 problems.append(f"public event {full} redacted for {seat} as {red}")
     return problems
@@ -130,17 +140,35 @@ def _play(data, hand: Hand, stop: int) -> None:
     assert not problems, problems
 
 
-def _stock_order_is_invisible(hand: Hand, seed: bytes) -> None:
-    """The same play on a deck whose undrawn stock is in another order looks the same to every seat."""
+def _hidden_positions(hand: Hand) -> list[int]:
+    """Deck positions of the cards no live viewer has seen: the undrawn stock (with bottom_shown,
+    not its shown last card nor the red cards moved to the top, §3.8) and the set-aside cards."""
+    n = len(hand.deck)
+    end = n - hand.rs.remove_cards  # the stock ends here in deck order; the set-aside cards follow
     left = hand.stock_left()
-    if left < 2:
+    if hand.rs.bottom_shown:
+        moves = sum(1 for e in hand.events if e.type == "bottom_to_top")
+        stock = range(max(end - len(hand.stock), end - moves - left), end - moves - 1)
+    else:
+        stock = range(end - left, end)
+    return [*stock, *range(end, n)]
+
+
+def _stock_order_is_invisible(hand: Hand, seed: bytes) -> None:
+    """The same play on a deck whose hidden cards (the undrawn stock, the set-aside cards) are in
+    another order looks the same to every seat."""
+    positions = _hidden_positions(hand)
+    if len(positions) < 2:
         return
     deck = list(hand.deck)
-    rest = deck[len(deck) - left :]
+    rest = [deck[i] for i in positions]
     random.Random(seed).shuffle(rest)
-    if rest == deck[len(deck) - left :]:
+    if rest == [deck[i] for i in positions]:
         return
-    other = Hand(hand.rs, dealer=hand.dealer, deck=deck[: len(deck) - left] + rest)
+    other_deck = list(deck)
+    for i, c in zip(positions, rest, strict=True):
+        other_deck[i] = c
+    other = Hand(hand.rs, dealer=hand.dealer, deck=other_deck)
     for seat, action in hand.actions:
         other.apply(seat, action)
     for viewer in [*hand.active_seats, None]:
@@ -182,10 +210,15 @@ def test_the_deal_a_seat_sees_depends_only_on_its_own_cards(seed: bytes, config,
     dealer = seed[0] % config.players
     hand = Hand(config, dealer=dealer, deck=list(deck))
     order = hand.order_from(dealer)
+    end = len(deck) - config.remove_cards
+    shown_bottom = set()
+    if config.bottom_shown:  # §3.8: the shown last card and the red cards moved to the top are public
+        moves = sum(1 for e in hand.events if e.type == "bottom_to_top")
+        shown_bottom = set(range(end - moves - 1, end))
     for position, seat in enumerate(order):
         mine = range(position * block, (position + 1) * block)
-        reveal_at = len(order) * block
-        hidden = [i for i in range(len(deck)) if i not in mine and i != reveal_at]
+        reveal_at = len(order) * block  # public, or (bottom_shown) the dealer's own 21st card
+        hidden = [i for i in range(len(deck)) if i not in mine and i != reveal_at and i not in shown_bottom]
         cards = [deck[i] for i in hidden]
         random.Random(shuffle_seed).shuffle(cards)
         other_deck = list(deck)

@@ -36,11 +36,20 @@ def _configs():
                 out.append(resolve_ruleset(rs.preset, {"four_player_mode": mode}, players=4))
         else:
             out.append(rs)
+    # The room options (RULES.md §3.8 is luzhou's 4-player sit_out default above; §8.6, §9.6): the
+    # new actions and events keep §5.3 "What the others learn".
+    out += configurations("all", options={"escape_penalty": True, "forced_win": True, "qi_hu": 15, "score_cap": 4})
+    out += configurations("all", options={"remove_cards": 20, "escape_penalty": True})
     return out
 
 
 CONFIGS = _configs()
-IDS = [f"{rs.preset}-{rs.players}{'-' + rs.four_player_mode if rs.players == 4 else ''}" for rs in CONFIGS]
+IDS = [
+    f"{rs.preset}-{rs.players}{'-' + rs.four_player_mode if rs.players == 4 else ''}"
+    f"{'-bottom' if rs.bottom_shown else ''}{'-escape' if rs.escape_penalty else ''}"
+    f"{'-forced' if rs.forced_win else ''}{'-remove' if rs.remove_cards else ''}"
+    for rs in CONFIGS
+]
 
 
 def _dump(value) -> str:
@@ -151,6 +160,8 @@ def test_s5_3_a_declined_option_is_invisible_to_the_others(rs):
             if claim is not None and not claim.decided and windows < 4:
                 windows += 1
                 for s in sorted(claim.options):
+                    if PASS_ACTION not in claim.options[s]:
+                        continue  # forced_win (§9.6): a seat offered 胡 has no option to decline
                     n, w = _compare_window(hand, s, seed + bytes([s, windows]))
                     compared += n
                     whole += w
