@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import logging
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
-from django.utils import timezone
+from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from apps.clubs.models import Membership
@@ -127,9 +128,13 @@ def _open_round(match: Match, *, number: int, plan: formats.NextRound, entrants:
     )
     users = get_user_model().objects.in_bulk([u for t in seat.tables for u in t])
     for i, ids in enumerate(seat.tables, start=1):
+        # The stored name is in the site's language (zh-hans), whichever language the request or
+        # task that seats the round happens to run in; pages build their heading in the viewer's.
+        with translation.override(settings.LANGUAGE_CODE):
+            name = MatchTable.title(match.name, final=final, round_number=number, number=i)
         table = arranged.arranged_open(
             club=match.club, users=[users[u] for u in ids], rules=match, hands=plan.hands,
-            name=MatchTable.title(match.name, final=final, round_number=number, number=i), template=match.template, by=None, practice=True,
+            name=name, template=match.template, by=None, practice=True,
             tuoguan={u for u in ids if u in away}, hold=match.paused,
         )
         MatchTable.objects.create(match=match, round=mround, number=i, table=table, seats=list(ids))
