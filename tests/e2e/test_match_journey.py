@@ -218,7 +218,7 @@ def test_a_match_night_from_the_form_to_the_prizes_following_only_the_screen(ser
         page.click(f"nav.tabs a[href='/clubs/{club}/']")
         page.click("a[href$='/me/']")
         page.wait_for_selector(".ledger-table")
-        prize_rows = [r.inner_text() for r in page.locator(".ledger-table tbody tr", has_text="奖励").all()]
+        prize_rows = [r.inner_text() for r in page.locator(".ledger-table tbody tr", has_text="奖金").all()]
         assert any("周四晚快赛" in r and f"+{amount}" in r for r in prize_rows), prize_rows
         shot(page, f"11_ledger_{name}")
     for page in (owner, aming, xiaofang):
