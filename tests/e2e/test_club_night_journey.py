@@ -179,6 +179,7 @@ def test_a_club_night_match_replay_code_and_dispute_across_the_apps(server, brow
     for page in (aming, xiaofang):
         page.wait_for_selector("#follow .follow-standings", timeout=60000)
     shot(aming, "06_match_over", full=False)
+    shot_sizes(aming, "06_match_over")
     for page in (aming, xiaofang):
         page.click("#follow .follow-standings")
         page.wait_for_url("**/matches/*/")
@@ -190,6 +191,20 @@ def test_a_club_night_match_replay_code_and_dispute_across_the_apps(server, brow
     assert "老李" in entrants and "缺席" in entrants and "托管" in entrants, entrants
     check_page(aming, "07_final_standings")
     shot_sizes(aming, "07_final_standings")
+
+    # 老李 comes back later: 我的比赛 (in the menu) shows the match finished, his page explains why
+    # he is ranked without having played.
+    laoli = member(browser, base, "cn4")
+    laoli.click(".menu-toggle")
+    laoli.click("#site-menu a[href$='/matches/mine/']")
+    card = laoli.locator("#matches-finished .match-card", has_text=MATCH)
+    assert "已结束" in card.inner_text() and "缺席" in card.inner_text(), card.inner_text()
+    card.locator("a").first.click()
+    laoli.wait_for_url("**/matches/*/")
+    assert laoli.text_content("#my-status") == "缺席"
+    assert "托管" in laoli.text_content("#my-status-reason")
+    check_page(laoli, "07c_absent_own_page")
+    laoli.context.close()
 
     prizes = {}
     for row in aming.locator("#standings-body tr").all():
@@ -227,6 +242,7 @@ def test_a_club_night_match_replay_code_and_dispute_across_the_apps(server, brow
     aming.wait_for_function("() => window.replayApp && document.querySelector('#moves .move')")
     hand_url = aming.url
     check_page(aming, "10_replay")
+    shot_sizes(aming, "10_replay")
     aming.click("#make-code")
     aming.wait_for_selector(".share-code")
     code_text = aming.locator(".share-code .code").first.inner_text()
