@@ -3,12 +3,14 @@ and following only what the screen shows (no typed URL after the sign-in page):
 
 - the owner creates a 2-round 定局积分 match with the form; three members register and check in
   from their club's 比赛 tab; 老李 then leaves; at the start the match page takes 阿明 and 小芳 to
-  their table by itself, and after round 1 on to the next one; 托管 plays 老李's seat;
+  their table by itself, and after round 1 the table page takes them on to the next one; 托管
+  plays 老李's seat;
 - after round 2 the table leads to the final standings, where 老李 is 缺席 with the reason (托管);
-  each prize is in its winner's ledger in words (奖金, the match's name);
+  老李, back later, finds the match in 我的比赛 and his page says why; each prize is in its
+  winner's ledger in words (奖金, the match's name);
 - 阿明 opens a hand of his from the match page (round 1's seating links his table's hands, the list
-  links the replay), makes a 回放码; 小芳 types it in the site menu's 回放码 box (folded behind 菜单 on a phone)
-  and sees the replay;
+  links the replay), makes a 回放码; 小芳 types it in the site menu's 回放码 box (folded behind 菜单
+  on a phone) and sees the replay;
 - 阿明 files a dispute about the hand from the replay page; the admin finds it in the club's 申诉
   tab and resolves it with an adjustment; 阿明 sees the outcome in 我的申诉 (from the menu, his
   profile) and the adjustment in his ledger as 申诉调整.
