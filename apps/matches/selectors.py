@@ -105,6 +105,7 @@ class SeatingTable:
     table_id: int
     seats: list[dict]  # [{"user_id", "name", "result": {...} | None}]
     finished: bool
+    mine: bool = False  # the viewer (``round_seatings(viewer_id=...)``) sits at this table
 
 
 @dataclass
@@ -122,8 +123,9 @@ class RoundSeating:
     players: list[int] = field(default_factory=list)
 
 
-def round_seatings(*, match) -> list[RoundSeating]:
-    """Every round's tables with names and results (three queries)."""
+def round_seatings(*, match, viewer_id: int | None = None) -> list[RoundSeating]:
+    """Every round's tables with names and results (three queries); ``mine`` marks the tables
+    ``viewer_id`` sits at."""
     from django.contrib.auth import get_user_model
 
     rounds = list(MatchRound.objects.filter(match=match).order_by("number"))
@@ -142,7 +144,7 @@ def round_seatings(*, match) -> list[RoundSeating]:
     for t in tables:
         results = t.results or {}
         by_round[t.round_id].tables.append(SeatingTable(
-            number=t.number, table_id=t.table_id, finished=t.results is not None,
+            number=t.number, table_id=t.table_id, finished=t.results is not None, mine=viewer_id in t.seats,
             seats=[{"user_id": u, "name": names.get(u, ""), "result": results.get(str(u))} for u in t.seats],
         ))
     return out

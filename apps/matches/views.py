@@ -162,7 +162,7 @@ def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
     live_data = live.page_payload(match=match, user=request.user, membership=membership,
                                   can_watch=can_manage or request.user.is_staff, now=now)
     language = get_language() or "zh-hans"
-    seatings = selectors.round_seatings(match=match)
+    seatings = selectors.round_seatings(match=match, viewer_id=request.user.pk)
     context = {
         "club": match.club,
         "match": match,

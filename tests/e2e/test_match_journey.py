@@ -17,15 +17,15 @@ in its winner's ledger. Screenshots: test-output/journey_*.png.
 from __future__ import annotations
 
 import os
-import time
 from datetime import datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
 from e2e_server import serve
-from test_match import assert_no_overflow, play_step
-from test_table_play import CHROMIUM, PASSWORD, WIN_SEED, sign_in
+from match_night import fill_fixed_match, member, open_match_from_club, play_round
+from test_match import assert_no_overflow
+from test_table_play import CHROMIUM, PASSWORD, WIN_SEED
 
 os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
 
@@ -84,43 +84,6 @@ def shot(page, name: str, full: bool = True) -> None:
     page.screenshot(path=str(OUT / f"journey_{name}.png"), full_page=full)
 
 
-def member(browser, base, username):
-    page = sign_in(browser, base, username)
-    page.on("dialog", lambda dialog: dialog.accept())  # register / withdraw confirmations
-    return page
-
-
-def open_match_from_club(page, club: int) -> None:
-    """From the club list (where sign-in lands): the club, its 比赛 tab, the match card."""
-    page.click(f"a[href='/clubs/{club}/']")
-    page.click(f"nav.tabs a[href$='/matches/clubs/{club}/']")
-    page.click("#matches-registering .match-card a")
-    page.wait_for_selector("#register-box")
-
-
-def play_round(pages, deadline_s: float = 240) -> None:
-    """Both present players click through their table's hand until its session is over."""
-    for page in pages:
-        page.wait_for_function("() => window.tableApp && window.tableApp.state && window.tableApp.state.stage !== 'seating'",
-                               timeout=30000)
-        page.set_default_timeout(3000)
-    deadline = time.time() + deadline_s
-    while time.time() < deadline:
-        if all(p.evaluate("() => window.tableApp.state.stage === 'over'") for p in pages):
-            break
-        acted = False
-        for page in pages:
-            if play_step(page):
-                acted = True
-                page.wait_for_timeout(80)
-        if not acted:
-            pages[0].wait_for_timeout(250)
-    else:
-        raise AssertionError("the round did not end")
-    for page in pages:
-        page.set_default_timeout(15000)
-
-
 def test_a_match_night_from_the_form_to_the_prizes_following_only_the_screen(server, browser):
     base, club = server["url"], server["club"]
     OUT.mkdir(exist_ok=True)
@@ -131,15 +94,7 @@ def test_a_match_night_from_the_form_to_the_prizes_following_only_the_screen(ser
     owner.click(f"nav.tabs a[href$='/matches/clubs/{club}/']")
     owner.click("#match-create")
     starts = datetime.now(ZoneInfo("Asia/Shanghai")) + timedelta(minutes=15)
-    owner.fill("#id_name", "周四晚快赛")
-    owner.select_option("#id_format", "fixed")
-    owner.fill("#id_starts_at", starts.strftime("%Y-%m-%dT%H:%M"))
-    owner.fill("#id_registration_closes_at", starts.strftime("%Y-%m-%dT%H:%M"))  # open until the start
-    owner.fill("#id_checkin_minutes", "10")
-    owner.fill("#id_entry_fee", "10")
-    owner.fill("#id_prize_values", "60,40")
-    owner.fill("#id_hands_per_round", "1")
-    owner.fill("#id_rounds", "2")
+    fill_fixed_match(owner, "周四晚快赛", starts.strftime("%Y-%m-%dT%H:%M"))
     shot(owner, "00_form")
     owner.click("form.match-form button[type=submit]")
     owner.wait_for_load_state()

@@ -315,3 +315,25 @@ def test_rounds_and_tables_read_in_progress_then_finished(client, running, mh):
     seatings = html[html.index('id="seatings"'):]
     seatings = seatings[:seatings.index("</section>")]
     assert "已结束" in seatings and "进行中" not in seatings and "完成" not in seatings
+
+
+def test_a_finished_table_in_the_seatings_links_its_hands_for_its_players_and_the_admins(client, running, mh):
+    """After a round a player finds the replays of his own table from the match page (the round
+    seatings); other members see no link (the hands list is for the table's players), admins see all."""
+    match, owner, admin, players = running
+    url = reverse("matches:detail", args=[match.pk])
+    html = get(client, players[0], url).content.decode()
+    assert "hands-link" not in html  # round 1 is still being played
+    mh.drive(match)
+    tables = list(MatchTable.objects.filter(match=match).values_list("table_id", flat=True))
+    assert tables
+    links = [reverse("replays:table_hands", args=[t]) for t in tables]
+    html = get(client, players[0], url).content.decode()
+    mine = re.findall(r'<div class="seating mine">.*?</div>', html, re.S)
+    assert mine and all(links_in in "".join(mine) for links_in in links)
+    assert all("对局回放" in block for block in mine)
+    outsider = get(client, players[3], url).content.decode()
+    assert "hands-link" not in outsider
+    for manager in (owner, admin):
+        html = get(client, manager, url).content.decode()
+        assert all(link in html for link in links)
