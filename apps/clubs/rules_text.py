@@ -146,7 +146,7 @@ _REMOVE_CARDS = Option(
     "remove_cards", "choice", gettext_lazy("Set-aside cards (chou pai)"),
     gettext_lazy("Only with 2 players: the last 20 cards of the shuffled deck are set aside face down and never "
                  "drawn."),
-    choices=((0, gettext_lazy("None")), (20, gettext_lazy("20 cards"))),
+    choices=((0, pgettext_lazy("set-aside cards", "None")), (20, gettext_lazy("20 cards"))),
     players=(2,),
 )
 _ROOM = (_QI_HU, _SCORE_CAP, _FORCED_WIN, _ESCAPE)
