@@ -177,3 +177,57 @@ def test_luzhou_four_players_shows_the_last_stock_card_to_every_viewer(club, pla
     assert bottom is not None
     for viewer in (0, 1, 2, 3, None):
         assert engine_io.view_for(eh, viewer)["bottom_card"] == bottom
+
+
+def test_the_escape_penalty_is_offered_in_each_players_own_copy_only(make_template, players):
+    """The confirmation states the penalty the player would pay now: computed on the server for his
+    own copy (engine ``escape_amounts`` at the table's base); a spectator gets none, nor does
+    anybody where the option is off."""
+    import json
+
+    from apps.engine.settlement import escape_amounts
+    from apps.tables.presenters import encoded_states
+
+    table = _open_ready(make_template, players, escape_penalty=True)
+    row, hand, eh = current(table.pk)
+    seats = list(row.seats.order_by("index"))
+    states = {v: json.loads(text) for v, text in encoded_states(row, seats, hand, eh, [0, 1, 2, None]).items()}
+    for seat in range(3):
+        part = states[seat]["hand"]
+        assert {"type": "escape"} in part["legal"]
+        assert part["escape"] == {"pays": escape_amounts(eh, seat, row.base_score)["penalty"] * row.base_score}
+        assert part["escape"]["pays"] >= 8
+    assert "escape" not in states[None]["hand"] and states[None]["hand"]["legal"] == []
+
+
+
+def test_no_escape_penalty_is_offered_where_the_option_is_off(make_template, players):
+    import json
+
+    from apps.tables.presenters import encoded_states
+
+    plain = _open_ready(make_template, players)
+    row, hand, eh = current(plain.pk)
+    seats = list(row.seats.order_by("index"))
+    for text in encoded_states(row, seats, hand, eh, [0, 1, 2]).values():
+        part = json.loads(text)["hand"]
+        assert "escape" not in part and {"type": "escape"} not in part["legal"]
+
+
+def test_an_escapes_result_is_shown_in_words_in_the_ledger(make_template, players, django_capture_on_commit_callbacks):
+    """The ledger line of an escaped hand says so (逃跑), not 荒庄."""
+    from django.utils import translation
+
+    from apps.ledgers.memos import describe
+
+    table = _open_ready(make_template, players, escape_penalty=True)
+    with django_capture_on_commit_callbacks(execute=True):
+        _escape(table.pk, players[2], 2)
+    _row, hand, _eh = current(table.pk)
+    entry = Entry.objects.filter(transaction__hand=hand).select_related("transaction").first()
+    with translation.override("zh-hans"):
+        text = describe(entry)
+    assert "逃跑" in text and "荒庄" not in text
+    others = Entry.objects.filter(transaction__hand=hand).exclude(seat=2).select_related("transaction")
+    with translation.override("zh-hans"):
+        assert all("有人逃跑" in describe(e) for e in others)
