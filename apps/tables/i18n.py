@@ -78,5 +78,6 @@ def table_strings() -> dict:
         "error_escape_off": _("Leaving a hand is not allowed at this table."),
         "bottomCard": _("Last card"), "notWinnable": _("No hu on it"),
         "setAside": _("%(n)s cards set aside"), "capped": _("capped at %(n)s"),
+        "sittingOut": _("You sit this hand out and watch it."),
         "escaped": _("escaped"), "bottomShownEv": _("last card shown"), "bottomToTop": _("red last card to the top"),
     }

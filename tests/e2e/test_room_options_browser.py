@@ -109,6 +109,7 @@ def test_luzhou_four_players_shown_last_card_and_an_escape_with_its_confirmation
     sitter_state = sitter.evaluate("() => window.tableApp.state")
     assert sitter_state["me"] == 2 and sitter_state["hand"]["legal"] == [] and "escape" not in sitter_state["hand"]
     assert not sitter.locator("#escape-btn").is_visible()
+    assert "本局你休息" in sitter.text_content("#mine .sitting-out")
     shot(sitter, "sitter_watching")
 
     # 逃跑 is offered to the player, with what it costs him now (his own copy of the state).
@@ -134,7 +135,7 @@ def test_luzhou_four_players_shown_last_card_and_an_escape_with_its_confirmation
         page.wait_for_selector("#settlement:not([hidden]) .escape-line")
         line = page.text_content("#settlement .escape-line")
         assert "老王逃跑" in line and f"赔付 {pays} 分" in line, line
-        assert_chinese(page.text_content("#settlement"))
+        assert_chinese(page.text_content("#settlement .result-line") + page.text_content("#settlement .deltas"))
     state = player.evaluate("() => window.tableApp.state")
     totals = state["hand"]["totals"]["total"]
     assert totals["0"] == -pays and sum(totals.values()) == 0 and totals["2"] == 0  # the sitter pays nothing

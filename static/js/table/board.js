@@ -269,6 +269,11 @@ export function renderMine(root, state, t, ui) {
   const handBox = h("div", "my-hand");
   root.append(handBox);
   if (!view) return;
+  if (view.active_seats && !view.active_seats.includes(state.me)) {
+    // 4 players, one sitting out (RULES.md §2): this hand is played without me; I watch it.
+    handBox.append(h("div", "spectator-note sitting-out", t.sittingOut));
+    return;
+  }
   const cards = view.hands[state.me] || [];
   const discardable = new Set((state.hand.legal || []).filter((a) => a.type === "discard").map((a) => a.card));
   // The live table (ui.bindCard) keeps the player's own arrangement; the replay viewer shows the suggestion.
