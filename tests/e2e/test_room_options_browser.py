@@ -142,3 +142,49 @@ def test_luzhou_four_players_shown_last_card_and_an_escape_with_its_confirmation
     assert state["dealer"] == 0  # the dealer keeps the deal (RULES.md §8.6)
     shot(player, "escape_settlement")
     shot(sitter, "escape_settlement_sitter")
+
+    # The replay viewer: the shown last card by the stock, the escape in the moves and the panel.
+    player.click("#settlement .act-replay")
+    player.wait_for_selector("#replay-app")
+    assert player.locator("#center .bottom-card").is_visible()
+    assert "不能胡" in player.text_content("#center .bottom-card")
+    player.click("#btn-end")
+    player.wait_for_selector("#settlement:not([hidden]) .escape-line")
+    assert "老王逃跑" in player.text_content("#settlement .escape-line")
+    assert "逃跑" in player.text_content("#moves")
+    assert_chinese(player.text_content("#moves") + player.text_content("#center"))
+    shot(player, "escape_replay")
+
+
+def test_the_template_form_offers_each_option_only_where_it_applies(server, browser):
+    """template_form.js: 底牌明示 only with 4 players one sitting out (and on by default there for
+    luzhou), 抽牌 only with 2; unchecking 底牌明示 is saved as an override."""
+    base = server["url"]
+    club = int(server["shell"]("from apps.clubs.models import Club; print(Club.objects.get(name='泸州俱乐部').pk)"))
+    page = open_table(browser, base, "ro_p0", server["table"])
+    page.goto(f"{base}/clubs/{club}/templates/new/")
+    page.select_option("#id_preset", "luzhou")
+    bottom = page.locator("#id_opt_luzhou_bottom_shown")
+    remove = page.locator("#id_opt_luzhou_remove_cards")
+    for word in ("起胡", "封顶", "有胡必胡", "逃跑"):
+        assert page.locator('fieldset[data-preset-only="luzhou"]').get_by_text(word).first.is_visible(), word
+    assert not bottom.is_visible() and not remove.is_visible()  # 3 players: neither applies
+    page.select_option("#id_players", "4")
+    assert bottom.is_visible() and bottom.is_checked() and not remove.is_visible()
+    page.select_option("#id_opt_luzhou_four_player_mode", "deal_all")
+    assert not bottom.is_visible() and not bottom.is_checked()
+    page.select_option("#id_players", "2")
+    assert remove.is_visible() and not bottom.is_visible()
+    page.select_option("#id_players", "4")
+    page.select_option("#id_opt_luzhou_four_player_mode", "sit_out")
+    assert bottom.is_checked() and not remove.is_visible()
+    bottom.uncheck()
+    page.check("#id_opt_luzhou_escape_penalty")
+    page.fill("#id_opt_luzhou_score_cap", "20")
+    page.fill("#id_name", "泸州四人不亮底")
+    page.screenshot(path=str(SHOTS / "options_template_form.png"), full_page=True)
+    page.click("button[type=submit].btn-primary")
+    page.wait_for_load_state()
+    saved = server["shell"]("from apps.clubs.models import RuleTemplate; "
+                            "print(sorted(RuleTemplate.objects.get(name='泸州四人不亮底').options.items()))")
+    assert saved.strip() == str(sorted({"bottom_shown": False, "escape_penalty": True, "score_cap": 20}.items()))

@@ -64,7 +64,7 @@ function stateAt(k) {
   };
 }
 
-const ACTION_WORD = { discard: "discard", chi: "chi", peng: "peng", hu: "hu", pass: "pass" };
+const ACTION_WORD = { discard: "discard", chi: "chi", peng: "peng", hu: "hu", pass: "pass", escape: "escaped" };
 const EVENT_WORD = {
   deal: "deal", reveal: "reveal", draw: "drawCard", show: "show", ti: "ti", wei: "wei", pao: "pao",
   chou_wei: "chou_wei", peng: "peng", chi: "chi", hu: "hu", natural_win: "naturalWin", huang: "huang",
@@ -81,7 +81,7 @@ function actionText(action) {
 function eventsText(events, actor) {
   const parts = [];
   for (const e of events) {
-    if (e.type === "pass" || (e.type === "discard" && e.seat === actor)) continue;
+    if (e.type === "pass" || ((e.type === "discard" || e.type === "escape") && e.seat === actor)) continue;
     if (e.type === "deal") continue;
     if (e.type === "set_aside") { parts.push(fmt(t.setAside, { n: e.count })); continue; }
     const word = t[EVENT_WORD[e.type]] || e.type;
