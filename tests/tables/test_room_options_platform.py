@@ -231,3 +231,81 @@ def test_an_escapes_result_is_shown_in_words_in_the_ledger(make_template, player
     others = Entry.objects.filter(transaction__hand=hand).exclude(seat=2).select_related("transaction")
     with translation.override("zh-hans"):
         assert all("有人逃跑" in describe(e) for e in others)
+
+
+@pytest.mark.parametrize(("payer", "paying"), [("each", 3), ("winner", 0)])
+def test_an_escape_with_a_table_fee_charges_it_like_a_hand_without_a_winner(
+        make_template, players, payer, paying, django_capture_on_commit_callbacks):
+    """An escape has no winner: 每人每局 charges every playing seat, 赢家付 nobody; the whole
+    transaction stays zero-sum with the club account."""
+    template = make_template(hands=3, escape_penalty=True)
+    template.fee, template.fee_payer = 2, payer
+    template.save(update_fields=["fee", "fee_payer"])
+    table = services.table_open(user=players[0], template=template)
+    for user in players[1:]:
+        services.table_join(user=user, table_id=table.pk)
+    ready_all(table.pk, players)
+    with django_capture_on_commit_callbacks(execute=True):
+        _escape(table.pk, players[1], 1)
+    _row, hand, _eh = current(table.pk)
+    entries = list(Entry.objects.filter(transaction__hand=hand))
+    assert sum(e.amount for e in entries) == 0
+    assert len([e for e in entries if e.kind == "fee" and e.amount < 0]) == paying
+    assert sum(e.amount for e in entries if e.kind == "score") == 0
+    assert {e.seat: e.amount for e in entries if e.kind == "score"}[1] == -hand.result["penalty"]
+
+
+def test_a_capped_win_is_posted_capped_and_said_in_words(make_template, players, django_capture_on_commit_callbacks):
+    """§9.6 封顶: the ledger posts the capped score (the engine's totals), its transaction keeps the
+    cap, and the ledger line says 封顶."""
+    import random
+
+    from django.utils import translation
+
+    from apps.ledgers.memos import describe
+    from tests.tables.tables_helpers import play_hand_via_services
+
+    template = make_template(hands=6, score_cap=1)
+    table = services.table_open(user=players[0], template=template)
+    for user in players[1:]:
+        services.table_join(user=user, table_id=table.pk)
+    capped = None
+    for number in range(6):
+        ready_all(table.pk, players)
+        with django_capture_on_commit_callbacks(execute=True):
+            hand = play_hand_via_services(table.pk, players, rng=random.Random(number), kind="greedy")
+        if (hand.result.get("settlement") or {}).get("cap"):
+            capped = hand
+            break
+    assert capped is not None, "no capped win in six greedy hands"
+    settlement = capped.result["settlement"]
+    assert settlement["cap"] == 1 and settlement["score"] == 1
+    txn = Transaction.objects.get(hand=capped)
+    assert txn.detail["cap"] == 1
+    scores = {e.seat: e.amount for e in Entry.objects.filter(transaction=txn, kind="score")}
+    assert scores == {int(k): v for k, v in capped.totals["score"].items() if v}
+    assert all(v >= -1 for v in scores.values())  # each loser pays at most the cap × base 1
+    entry = Entry.objects.filter(transaction=txn).select_related("transaction").first()
+    with translation.override("zh-hans"):
+        assert "封顶 1" in describe(entry)
+
+
+def test_a_two_player_table_with_chou_pai_tells_everyone_the_count_and_nobody_the_cards(club, players):
+    """§9.6 抽牌: every copy of the state says 20 cards are set aside; none names them."""
+    import json
+
+    from apps.clubs.models import RuleTemplate
+    from apps.tables.presenters import encoded_states
+
+    template = RuleTemplate.objects.create(club=club, name="二人抽牌", preset="luzhou", options={"remove_cards": 20},
+                                           players=2, base_score=1, piao_choices=[], hands_per_session=1,
+                                           turn_seconds=15)
+    table = services.table_open(user=players[0], template=template)
+    services.table_join(user=players[1], table_id=table.pk)
+    ready_all(table.pk, players[:2])
+    row, hand, eh = current(table.pk)
+    seats = list(row.seats.order_by("index"))
+    for viewer, text in encoded_states(row, seats, hand, eh, [0, 1, None]).items():
+        view = json.loads(text)["hand"]["view"]
+        assert view["set_aside"] == 20 and view["stock"] == 19, viewer
+        assert "set_aside_cards" not in view
