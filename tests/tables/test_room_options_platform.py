@@ -58,6 +58,11 @@ def test_escape_from_a_waiting_seat_ends_the_hand_posts_once_zero_sum_and_the_de
     assert Transaction.objects.filter(hand=hand).count() == 1
     seats = {s.index: s.score for s in table_row.seats.all()}
     assert seats[leaver] == -penalty
+    # The escaped hand verifies like any hand: deal, replay, settlement, and its ledger part.
+    from apps.replays.verification import checklist
+
+    failed = [(c.key, c.detail) for c in checklist(hand) if not c.ok]
+    assert failed == []
 
 
 def test_escape_is_refused_when_the_option_is_off(make_template, players):
@@ -309,3 +314,14 @@ def test_a_two_player_table_with_chou_pai_tells_everyone_the_count_and_nobody_th
         view = json.loads(text)["hand"]["view"]
         assert view["set_aside"] == 20 and view["stock"] == 19, viewer
         assert "set_aside_cards" not in view
+
+
+def test_the_seat_sitting_the_hand_out_cannot_escape(club, players, make_user):
+    """§8.6: escape is for the active seats; the 4-player sitter plays no part in the hand."""
+    table, users = _luzhou4(club, players, make_user, escape_penalty=True)
+    _t, hand, eh = current(table.pk)
+    sitter = next(s for s in range(4) if s not in eh.active_seats)
+    with pytest.raises(TableError) as err:
+        _escape(table.pk, users[sitter], sitter)
+    assert err.value.code == "illegal_action"
+    assert current(table.pk)[1].status == "playing"
