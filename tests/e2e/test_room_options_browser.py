@@ -118,6 +118,14 @@ def test_luzhou_four_players_shown_last_card_and_an_escape_with_its_confirmation
     assert pays >= 8 * 2  # base 2: at least 8 × base (RULES.md §8.6)
     shot(player, "luzhou_player")
     assert_chinese(player.text_content("#felt"))
+    # On a desktop the shown last card sits by the stock too, inside the centre.
+    player.set_viewport_size({"width": 1280, "height": 800})
+    player.wait_for_timeout(300)
+    rect, center = player.locator(".center .bottom-card").bounding_box(), player.locator("#center").bounding_box()
+    assert rect["x"] >= center["x"] and rect["x"] + rect["width"] <= center["x"] + center["width"] + 0.5
+    assert rect["y"] + rect["height"] <= 800
+    shot(player, "luzhou_player_desktop")
+    player.set_viewport_size({"width": 390, "height": 844})
 
     # The confirmation states the penalty; cancelling changes nothing.
     player.click("#escape-btn")
