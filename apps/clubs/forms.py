@@ -47,12 +47,19 @@ def _option_form_field(preset: str, option: rules_text.Option) -> forms.Field:
 
     default = getattr(PRESETS[preset], option.name)
     common = {"label": option.label, "help_text": option.help, "required": False, "initial": default}
+    field: forms.Field
     if option.kind == "bool":
-        return forms.BooleanField(**common)
-    if option.kind == "int":
-        return forms.IntegerField(min_value=option.min, max_value=option.max, **common)
-    coerce = int if isinstance(default, int) else str
-    return forms.TypedChoiceField(choices=option.choices, coerce=coerce, empty_value=None, **common)
+        field = forms.BooleanField(**common)
+    elif option.kind == "int":
+        field = forms.IntegerField(min_value=option.min, max_value=option.max, **common)
+    else:
+        coerce = int if isinstance(default, int) and not isinstance(default, bool) else str
+        field = forms.TypedChoiceField(choices=option.choices, coerce=coerce, empty_value=None, **common)
+    if option.players:
+        # template_form.js offers the field only at these player counts (and bottom_shown only
+        # with one seat sitting out); the engine refuses the others on the server.
+        field.widget.attrs["data-players"] = ",".join(str(n) for n in option.players)
+    return field
 
 
 # Form fields shown above the per-preset options, in this order.
@@ -80,6 +87,10 @@ def rule_error_message(error: Exception, *, preset: str, players) -> tuple[str, 
         return name, _("Who pays on a discard win only applies when a win on a discard is allowed.")
     if name in ("tun_mode", "mao_hu", "hong_hei_dian_2x", "kai_di_you_xi"):
         return name, _("%(option)s is not an option of %(preset)s.") % {"option": label, "preset": preset_name}
+    if name == "bottom_shown":
+        return name, _("The last stock card can be shown only with 4 players, one sitting out.")
+    if name == "remove_cards":
+        return name, _("Set-aside cards are only for 2 players.")
     if name in ("zimo_fan", "hong_hu_fan", "fang_pao_fan"):
         return name, _("Fans must be whole numbers of 1 or more (fang pao: 0 or more).")
     return name, _("The option %(option)s has a value that %(preset)s does not accept.") % {
@@ -217,7 +228,7 @@ class RuleTemplateForm(forms.Form):
     def _options_from_fields(self, preset: str) -> dict:
         """The chosen preset's option fields (an empty one keeps the preset's default), the piao
         flag that the piao choices need, and the kept older overrides; only overrides are kept."""
-        from apps.engine.rules import PRESETS
+        from apps.engine.rules import PRESETS, RuleError, resolve_ruleset
 
         defaults = PRESETS[preset]
         values = dict(self.kept_options())
@@ -225,7 +236,18 @@ class RuleTemplateForm(forms.Form):
             value = self.cleaned_data.get(option_field_name(preset, option.name))
             values[option.name] = getattr(defaults, option.name) if value is None else value
         values["piao"] = bool(self.cleaned_data.get("piao_choices"))
-        return {k: v for k, v in values.items() if getattr(defaults, k, None) != v}
+        out = {k: v for k, v in values.items() if k != "bottom_shown" and getattr(defaults, k, None) != v}
+        if "bottom_shown" in values:
+            # Its default depends on the player count and the 4-player mode (luzhou with 4, one
+            # sitting out: on, §3.8): an unchecked box there is an override that stays.
+            mode = {"four_player_mode": out["four_player_mode"]} if "four_player_mode" in out else {}
+            try:
+                default = resolve_ruleset(preset, mode, players=self.cleaned_data.get("players")).bottom_shown
+            except RuleError:
+                default = defaults.bottom_shown
+            if values["bottom_shown"] != default:
+                out["bottom_shown"] = values["bottom_shown"]
+        return out
 
     def clean(self):
         """Every error at once: each field's own, the numbers the service checks (a negative fee

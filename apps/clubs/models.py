@@ -209,6 +209,13 @@ class RuleSnapshot(RuleFields):
         else:
             self.ruleset = source.resolve_ruleset().to_json()
 
+    def drop_escape(self) -> None:
+        """No 逃跑 in these rules (RULES.md §8.6): a match's tables never offer it, the match's own
+        absence rules (time-outs, 托管) govern. The option off in the overrides and the ruleset."""
+        self.options = {k: v for k, v in (self.options or {}).items() if k != "escape_penalty"}
+        if (self.ruleset or {}).get("escape_penalty"):
+            self.ruleset = {**self.ruleset, "escape_penalty": False}
+
 
 class RuleTemplate(RuleFields):
     club = models.ForeignKey(Club, on_delete=models.CASCADE, related_name="templates")

@@ -66,6 +66,8 @@ class Option:
     choices: tuple[tuple[Any, Any], ...] = ()
     min: int | None = None
     max: int | None = None
+    # The player counts the option applies to (the form hides it at others); () for every count.
+    players: tuple[int, ...] = ()
 
 
 PIAO_MODE_CHOICES = (
@@ -112,6 +114,43 @@ _ZIMO = Option("zimo", "choice", gettext_lazy("Zimo (self-drawn win)"), "",
                         ("none", gettext_lazy("Counts for nothing"))))
 _ZIMO_FAN = Option("zimo_fan", "int", gettext_lazy("Fan of zimo"), gettext_lazy("Used when zimo is a mingtang."),
                    min=1, max=10)
+# RULES.md §3.8: the 泸州 4-player stock (4 players, one sitting out; on by default for luzhou).
+_BOTTOM_SHOWN = Option(
+    "bottom_shown", "bool", gettext_lazy("Last stock card shown"),
+    gettext_lazy("Only with 4 players, one sitting out: no reveal card; the last card of the stock is shown "
+                 "to everyone (a red one is moved to the top) and nobody may win on it."),
+    players=(4,),
+)
+# RULES.md §9.6: the room options every preset accepts.
+_QI_HU = Option(
+    "qi_hu", "choice", gettext_lazy("Qi hu (huxi to win)"),
+    gettext_lazy("A win needs at least this much huxi, whatever the minimum above; the tun count does not "
+                 "change."),
+    choices=((0, gettext_lazy("No qi hu")), (15, "15"), (18, "18"), (21, "21")),
+)
+_SCORE_CAP = Option(
+    "score_cap", "int", gettext_lazy("Score cap"),
+    gettext_lazy("0: no cap. Each loser pays at most this score (before the base score; piao is paid on top)."),
+    min=0, max=100000,
+)
+_FORCED_WIN = Option(
+    "forced_win", "bool", gettext_lazy("Must win when possible"),
+    gettext_lazy("A player who may win must win: hu is his only choice."),
+)
+_ESCAPE = Option(
+    "escape_penalty", "bool", gettext_lazy("Escape (leave a hand)"),
+    gettext_lazy("A player may leave a hand in play: it ends at once and he pays (max(0, (H − 12) ÷ 3) + 8) × "
+                 "base score, H being the other players' huxi, split among them. Never at match tables."),
+)
+_REMOVE_CARDS = Option(
+    "remove_cards", "choice", gettext_lazy("Set-aside cards (chou pai)"),
+    gettext_lazy("Only with 2 players: the last 20 cards of the shuffled deck are set aside face down and never "
+                 "drawn."),
+    choices=((0, pgettext_lazy("set-aside cards", "None")), (20, gettext_lazy("20 cards"))),
+    players=(2,),
+)
+_ROOM = (_QI_HU, _SCORE_CAP, _FORCED_WIN, _ESCAPE)
+
 _CHENZHOU = (
     _MIN_HUXI_CHENZHOU,
     Option("tun_mode", "choice", gettext_lazy("Huxi to tun"), "",
@@ -133,21 +172,24 @@ _CHENZHOU = (
     Option("hong_hei_dian_2x", "bool", gettext_lazy("Red and black mingtang count 2"),
            gettext_lazy("Hong hu, da hong hu, yi dian hong and hei hu all count 2 fan.")),
     _FOUR_PLAYERS,
+    _BOTTOM_SHOWN,
+    _REMOVE_CARDS,
 )
 
 PRESET_OPTIONS: dict[str, tuple[Option, ...]] = {
-    "basic": (_MIN_HUXI, _ZIMO, _ZIMO_FAN, _PIAO_MODE, _CHOU_HU, _DEALER),
-    "half": (_MIN_HUXI, _ZIMO, _ZIMO_FAN, _PIAO_MODE, _CHOU_HU, _DEALER),
-    "full": (_MIN_HUXI, _ZIMO, _ZIMO_FAN, _PIAO_MODE, _CHOU_HU, _DEALER),
-    "changsha": (_MIN_HUXI, _ZIMO, _ZIMO_FAN, _PIAO_MODE, _CHOU_HU, _DEALER),
+    "basic": (_MIN_HUXI, _ZIMO, _ZIMO_FAN, _PIAO_MODE, _CHOU_HU, _DEALER, *_ROOM),
+    "half": (_MIN_HUXI, _ZIMO, _ZIMO_FAN, _PIAO_MODE, _CHOU_HU, _DEALER, *_ROOM),
+    "full": (_MIN_HUXI, _ZIMO, _ZIMO_FAN, _PIAO_MODE, _CHOU_HU, _DEALER, *_ROOM),
+    "changsha": (_MIN_HUXI, _ZIMO, _ZIMO_FAN, _PIAO_MODE, _CHOU_HU, _DEALER, *_ROOM),
     "quanmin": (
         _MIN_HUXI,
         Option("kai_di_you_xi", "bool", gettext_lazy("Kai di you xi"),
                gettext_lazy("A red reveal card adds 2 tun to the winner (red small) or 4 (red big).")),
-        _ZIMO, _ZIMO_FAN, _PIAO_MODE, _CHOU_HU, _DEALER,
+        _ZIMO, _ZIMO_FAN, _PIAO_MODE, _CHOU_HU, _DEALER, *_ROOM,
     ),
-    "chenzhou": (*_CHENZHOU, _PIAO_MODE, _CHOU_HU, _DEALER),
-    "luzhou": (_MIN_HUXI, _FOUR_PLAYERS, _ZIMO, _ZIMO_FAN, _PIAO_MODE, _CHOU_HU, _DEALER),
+    "chenzhou": (*_CHENZHOU, _PIAO_MODE, _CHOU_HU, _DEALER, *_ROOM),
+    "luzhou": (_MIN_HUXI, _FOUR_PLAYERS, _BOTTOM_SHOWN, _REMOVE_CARDS, _ZIMO, _ZIMO_FAN, _PIAO_MODE, _CHOU_HU,
+               _DEALER, *_ROOM),
 }
 
 # Every option some preset shows as a field (an override of any other option, stored before the
@@ -225,6 +267,21 @@ def describe(preset: str, options: dict | None = None, *, players: int | None = 
         lines.append(_("A card the next player cannot eat because of bi becomes chou for him."))
     if rules.chou_hu:
         lines.append(_("Chou hu: a declined win may not be taken on the same card until the laid huxi change."))
+    if rules.bottom_shown:
+        lines.append(_("Last stock card shown: no reveal card; the last card of the stock lies face up for "
+                       "everyone (a red one is moved to the top) and nobody may win on it."))
+    if rules.remove_cards:
+        lines.append(_("Chou pai: %(n)s cards are set aside face down and never drawn.") % {"n": rules.remove_cards})
+    if rules.qi_hu:
+        lines.append(_("Qi hu: a win needs at least %(n)s huxi.") % {"n": rules.qi_hu})
+    if rules.score_cap:
+        lines.append(_("Score cap: each loser pays at most %(n)s (before the base score; piao on top).")
+                     % {"n": rules.score_cap})
+    if rules.forced_win:
+        lines.append(_("You hu bi hu: a player who may win must win."))
+    if rules.escape_penalty:
+        lines.append(_("Escape allowed: a player who leaves a hand ends it and pays (max(0, (H − 12) ÷ 3) + 8) × "
+                       "base score, H being the other players' huxi, split among them."))
     lines.append(_("After a draw the deal passes to the next player.") if rules.dealer_after_draw == "next"
                  else _("After a draw the dealer stays; the deal passes on after 3 draws in a row."))
     if piao_choices:

@@ -85,8 +85,14 @@ def describe(entry) -> str:
         table = hand.table.name if hand is not None else ""
         text = _("%(table)s, hand %(number)s") % {"table": table, "number": number} if table else (
             _("Hand %(number)s") % {"number": number})
-        if (txn.detail or {}).get("draw"):
+        detail = txn.detail or {}
+        if detail.get("escape") is not None:  # 逃跑 (RULES.md §8.6): the leaver's line, or the others'
+            text += (pgettext("ledger", " (escaped)") if entry.seat == detail["escape"]
+                     else pgettext("ledger", " (a player escaped)"))
+        elif detail.get("draw"):
             text += pgettext("ledger", " (draw)")
+        if detail.get("cap"):  # 封顶 (§9.6): the score was capped
+            text += pgettext("ledger", " (capped at %(n)s)") % {"n": detail["cap"]}
         return text
     if txn.kind == TransactionKind.MATCH:
         what, rank = match_what(txn)

@@ -114,7 +114,8 @@ class Transaction(AppendOnlyModel):
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
     # Frozen facts of a settled hand for leaderboards: {"seats": {seat: user_id|null},
-    # "winner": seat|null, "huxi": int|null, "draw": bool}. Empty for adjustments.
+    # "winner": seat|null, "huxi": int|null, "draw": bool; an escape (§8.6) adds "escape": seat and
+    # "penalty", a capped win (§9.6) "cap"}. Empty for adjustments.
     detail = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(_("time"), default=timezone.now, db_index=True)
 

@@ -5,7 +5,8 @@ The ledger posts what the hand froze, nothing it works out again: the engine's t
 who sat where at the deal (``Hand.players``) and which seats played (``Hand.playing``: all but a
 4-player sit_out sitter). Per playing seat a score and a piao line, never a line of amount 0 (no
 "飘 0"): nothing for a sitter, no score or piao for a draw (荒庄), nothing at all for a practice
-table. Whether the posted lines equal the totals is checked in one place, the hand verification
+table. An escape (逃跑, RULES.md §8.6: no winner, the leaver's penalty split among the others) posts
+its score lines like a win. Whether the posted lines equal the totals is checked in one place, the hand verification
 (``apps.engine.export``: "the ledger's hand entries equal the settlement").
 
 The table's fee (桌费; RULES.md §9.3: "tables may charge a fee; not part of the rules") goes into
@@ -41,6 +42,12 @@ def _winner_and_huxi(result: dict | None) -> tuple[int | None, int | None]:
     return (None if winner is None else int(winner)), (None if huxi is None else int(huxi))
 
 
+def _escape_of(result: dict | None) -> int | None:
+    """The seat that left the hand (逃跑, RULES.md §8.6), None for a win or a draw."""
+    seat = (result or {}).get("escape")
+    return None if seat is None else int(seat)
+
+
 def hand_settlement(*, hand, practice: bool = False, known_accounts: dict | None = None) -> HandSettlement:
     """Lines and frozen facts for one finished hand (a tables.Hand row or ``selectors.HandFacts``);
     ``known_accounts`` ({user_id: account id}) saves looking up accounts that already exist."""
@@ -49,6 +56,10 @@ def hand_settlement(*, hand, practice: bool = False, known_accounts: dict | None
         raise ValueError(f"hand {hand.pk} has no frozen totals and playing seats to post")
     seat_users = {int(k): (None if v is None else int(v)) for k, v in (hand.players or {}).items()}
     winner, huxi = _winner_and_huxi(hand.result)
+    escape = _escape_of(hand.result)
+    # A win or an escape moves points (an escape: the leaver's penalty split among the others,
+    # no winner); only a draw (荒庄) moves none.
+    scored = winner is not None or escape is not None
     active = [int(s) for s in hand.playing]
     active_set = set(active)
     playing = [s for s in sorted(seat_users) if s in active_set]
@@ -56,18 +67,24 @@ def hand_settlement(*, hand, practice: bool = False, known_accounts: dict | None
         "seats": {str(s): seat_users[s] for s in playing},
         "winner": winner,
         "huxi": huxi,
-        "draw": winner is None,
+        "draw": not scored,
         "table": table.pk,
         "number": hand.number,
     }
+    if escape is not None:
+        detail["escape"] = escape
+        detail["penalty"] = int(hand.result.get("penalty") or 0)
+    cap = ((hand.result or {}).get("settlement") or {}).get("cap")
+    if winner is not None and cap:
+        detail["cap"] = int(cap)
     out = HandSettlement(detail=detail)
-    if winner is None or practice:
+    if not scored or practice:
         detail["practice"] = bool(practice)
     if practice:
         return out
     fee = int(table.fee)
     payers = fee_seats(fee=fee, payer=table.fee_payer, playing=playing, winner=winner, seat_users=seat_users)
-    if winner is None and not payers:
+    if not scored and not payers:
         return out
     accounts = dict(known_accounts or {})
     missing = [u for s, u in seat_users.items() if s in active_set and u is not None and u not in accounts]
@@ -81,7 +98,7 @@ def hand_settlement(*, hand, practice: bool = False, known_accounts: dict | None
             house_id = club_account(club_id=table.club_id).pk
         return house_id
 
-    if winner is not None:
+    if scored:
         score = {int(k): int(v) for k, v in hand.totals["score"].items()}
         piao = {int(k): int(v) for k, v in hand.totals["piao"].items()}
         for seat in playing:

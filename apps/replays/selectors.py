@@ -108,12 +108,16 @@ def table_hands(table: Table) -> dict[str, Any]:
         for seat, value in changes.items():
             totals[seat] = totals.get(seat, 0) + value
         winner = (hand.result or {}).get("winner")
+        escape = (hand.result or {}).get("escape")  # 逃跑 (RULES.md §8.6): no winner, no draw
         names = {s["index"]: s for s in seat_names(hand.players or {}, users=users)}
         rows.append({
             "hand": hand,
             "winner": winner,
             "winner_seat": names.get(winner) if winner is not None else None,
+            "escape": escape,
+            "escape_seat": names.get(escape) if escape is not None else None,
             "score": ((hand.result or {}).get("settlement") or {}).get("score"),
+            "cap": ((hand.result or {}).get("settlement") or {}).get("cap"),
             "changes": [changes.get(c["index"], 0) for c in columns],
             "players": [names.get(c["index"]) for c in columns],
         })

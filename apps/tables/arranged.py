@@ -50,6 +50,7 @@ def arranged_open(*, club, users: list, rules: RuleSnapshot, hands: int, name: s
         table = Table(club=club, template=template, name=name[:60], hands_per_session=hands, fee=0,
                       practice=practice, arranged=True, created_by=by)
         table.copy_rules(rules)
+        table.drop_escape()  # an arranged (match) table: its absence rules govern, never 逃跑 (§8.6)
         table.save()
         Seat.objects.bulk_create([Seat(table=table, index=i) for i in range(table.players)])
         with table_action(table.pk, play=False) as ctx:

@@ -65,10 +65,23 @@ def check_act(ctx: Ctx, seat: Seat, seq: Any, wire: Any):
     except ValueError as exc:
         code = "bad_card" if "card" in str(exc) else "bad_action"
         raise TableError(code, str(exc)) from exc
+    if action.type == "escape":
+        return check_escape(ctx, seat, action)
     if seat.index not in hand.to_act():
         raise TableError("not_your_turn", "It is not your turn.")
     if action not in hand.legal_actions(seat.index):
         if action.type == "discard" and wire.get("card") not in engine_io.hand_card_names(hand, seat.index):
             raise TableError("not_your_card", "That card is not in your hand.")
         raise TableError("illegal_action", f"{wire} is not legal now.")
+    return action
+
+
+def check_escape(ctx: Ctx, seat: Seat, action):
+    """逃跑 (RULES.md §8.6): any active seat may leave the hand in play, waited for or not, where the
+    table's rules have ``escape_penalty``; never at an arranged table (a match's round: its own
+    absence rules, time-outs and 托管, govern), nor for a seat that sits the hand out."""
+    if ctx.table.arranged or not engine_io.ruleset_of(ctx.table.ruleset).escape_penalty:
+        raise TableError("escape_off", "Leaving a hand (escape) is not allowed at this table.")
+    if action not in ctx.engine_hand.legal_actions(seat.index):
+        raise TableError("illegal_action", "You do not play this hand.")
     return action

@@ -70,4 +70,14 @@ def table_strings() -> dict:
                                  "the hand in play is not scored."),
         "handCutShort": _("Hand %(n)s was not finished and is not scored."),
         "noHandPlayed": _("No hand was played at this table."),
+        # Issue 26: the room options (RULES.md §3.8, §8.6, §9.6).
+        "escape": _("Escape"), "escapeTitle": _("Leave this hand?"),
+        "escapeConfirm": _("Leaving ends this hand at once. You pay %(n)s points now, split among the other "
+                           "players."),
+        "escapeResult": _("%(name)s escaped and pays %(n)s points."),
+        "error_escape_off": _("Leaving a hand is not allowed at this table."),
+        "bottomCard": _("Last card"), "notWinnable": _("No hu on it"),
+        "setAside": _("%(n)s cards set aside"), "capped": _("capped at %(n)s"),
+        "sittingOut": _("You sit this hand out and watch it."),
+        "escaped": _("escaped"), "bottomShownEv": _("last card shown"), "bottomToTop": _("red last card to the top"),
     }

@@ -135,6 +135,9 @@ def _hand_part(table: Table, hand: Hand | None, engine_hand: Any, viewer: int | 
     out = hand_state(hand, engine_hand, viewer, view)
     if out["status"] != HandStatus.PLAYING:
         out["fees"] = hand_fees(table, hand)
+    elif viewer is not None and not table.arranged and {"type": "escape"} in out["legal"]:
+        # 逃跑 (§8.6): the penalty he would pay now, in his own copy only (the confirmation says it)
+        out["escape"] = {"pays": engine_io.escape_pays(engine_hand, viewer, base=table.base_score)}
     return out
 
 

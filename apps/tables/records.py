@@ -14,7 +14,7 @@ from django.db.models import Max, Min
 
 from apps.engine import __version__ as ENGINE_VERSION
 from apps.engine.export import FORMAT
-from apps.engine.rules import PRESETS
+from apps.engine.rules import RuleSet, overrides_of
 
 from .chain import GENESIS_HASH
 from .models import ENDED_HAND_STATUSES, Hand, HandStatus, Seat, Table, TableEvent
@@ -31,10 +31,11 @@ def hand_record(hand: Hand) -> dict:
 def record_from_rows(hand: Hand, events: list[tuple[str, Any]]) -> dict:
     """The record of ``hand`` from its ``(type, payload)`` event rows in seq order."""
     rules = dict(hand.ruleset)
-    defaults = PRESETS[rules["preset"]].to_json()
     return {
         "preset": rules["preset"],
-        "options": {k: v for k, v in rules.items() if k not in ("preset", "players") and defaults.get(k) != v},
+        # The overrides that resolve back to the stored ruleset, defaults that depend on the player
+        # count included (a luzhou 4-player hand played without bottom_shown, RULES.md §3.8).
+        "options": overrides_of(RuleSet.from_json(rules)),
         "players": rules["players"],
         "dealer": hand.dealer,
         "seed": hand.seed,

@@ -179,9 +179,8 @@ def finish_hand(ctx: Ctx) -> None:
         seat.ready = seat.autoplay or auto_ready
         ctx.touch(seat)
     table.hands_played += 1
-    table.dealer, table.consecutive_draws = engine_io.next_dealer(
-        engine_io.ruleset_of(table.ruleset), engine_hand.dealer, winner, table.consecutive_draws
-    )
+    # The engine's rule (RULES.md §2; an escape, §8.6: the dealer keeps the deal, the draws reset)
+    table.dealer, table.consecutive_draws = engine_hand.next_dealer(table.consecutive_draws)
     clear_deadline(table)
     ctx.event(hand=hand, payload={"number": hand.number, "seed": hand.seed, "seed_hash": hand.seed_hash,
                            "winner": winner, "result": hand.result, "totals": hand.totals}, type_="hand.end")

@@ -77,6 +77,7 @@ def validate(*, club, fields: dict[str, Any], now) -> dict[str, Any]:
     else:
         snapshot = Match()
         snapshot.copy_rules(template)
+        snapshot.drop_escape()  # a match's tables never offer 逃跑 (RULES.md §8.6)
         out.update({name: getattr(snapshot, name) for name in RULE_SNAPSHOT if name != "template"},
                    template=template)
         size = template.players

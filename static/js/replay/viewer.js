@@ -4,7 +4,7 @@
 import { $, h, jsonScript } from "../common/dom.js";
 import { fmt } from "../common/text.js";
 import { cardEl, cardText } from "../table/cards.js";
-import { renderMine, renderOpponents, sourceWord } from "../table/board.js";
+import { renderMine, renderOpponents, sourceWord, stockExtras } from "../table/board.js";
 import { renderSettlement } from "../table/panels.js";
 
 const data = jsonScript("replay-data");
@@ -64,10 +64,11 @@ function stateAt(k) {
   };
 }
 
-const ACTION_WORD = { discard: "discard", chi: "chi", peng: "peng", hu: "hu", pass: "pass" };
+const ACTION_WORD = { discard: "discard", chi: "chi", peng: "peng", hu: "hu", pass: "pass", escape: "escaped" };
 const EVENT_WORD = {
   deal: "deal", reveal: "reveal", draw: "drawCard", show: "show", ti: "ti", wei: "wei", pao: "pao",
   chou_wei: "chou_wei", peng: "peng", chi: "chi", hu: "hu", natural_win: "naturalWin", huang: "huang",
+  escape: "escaped", bottom_shown: "bottomShownEv", bottom_to_top: "bottomToTop",
 };
 
 function actionText(action) {
@@ -80,8 +81,9 @@ function actionText(action) {
 function eventsText(events, actor) {
   const parts = [];
   for (const e of events) {
-    if (e.type === "pass" || (e.type === "discard" && e.seat === actor)) continue;
+    if (e.type === "pass" || ((e.type === "discard" || e.type === "escape") && e.seat === actor)) continue;
     if (e.type === "deal") continue;
+    if (e.type === "set_aside") { parts.push(fmt(t.setAside, { n: e.count })); continue; }
     const word = t[EVENT_WORD[e.type]] || e.type;
     const who = e.seat !== undefined && e.seat !== null ? `${seatName(e.seat)} ` : "";
     parts.push(`${who}${word}${e.card ? " " + cardText(e.card) : ""}`);
@@ -168,6 +170,7 @@ function renderCenter(k) {
   const view = viewAt(k);
   const stock = h("div", "stock");
   stock.append(cardEl(null, { size: "sm" }), h("span", "stock-count", `${t.stock} ${view.stock}`));
+  stock.append(...stockExtras(view, t));
   root.append(stock);
   const shown = h("div", "shown");
   const claim = view.claim;

@@ -102,13 +102,35 @@ function seatBadges(seat, state, t) {
   return box;
 }
 
+/** The legal actions that answer what the hand waits for: all but 逃跑 (RULES.md §8.6: legal for
+ * every active seat at any moment, it never makes a seat one the hand waits for). */
+export function decisions(hand) {
+  return ((hand && hand.legal) || []).filter((a) => a.type !== "escape");
+}
+
 /** The seat that is to act, if the public state names one (the discarder). */
 function activeSeat(state) {
   const hand = state.hand;
   if (!hand || hand.status !== "playing") return null;
   if (hand.turn !== null && hand.turn !== undefined) return hand.turn;
-  if (seated(state) && (hand.legal || []).length) return state.me;
+  if (seated(state) && decisions(hand).length) return state.me;
   return null;
+}
+
+/** What lies by the stock with the room options (RULES.md §3.8, §9.6): the shown last card (底牌明示),
+ * marked as not winnable, and the number of cards set aside (抽牌). */
+export function stockExtras(view, t) {
+  const out = [];
+  if (view.bottom_card) {
+    const box = h("div", "bottom-card");
+    box.append(cardEl(view.bottom_card, { size: "sm", extra: "bottom" }));
+    const words = h("span", "bottom-words");
+    words.append(h("span", "bottom-label", t.bottomCard), h("span", "no-hu", t.notWinnable));
+    box.append(words);
+    out.push(box);
+  }
+  if (view.set_aside) out.push(h("div", "set-aside", fmt(t.setAside, { n: view.set_aside })));
+  return out;
 }
 
 function seatHead(seat, state, t, view, label = "") {
@@ -178,6 +200,7 @@ export function renderCenter(root, state, t) {
     const mid = h("div", "center-mid");
     const stock = h("div", "stock");
     stock.append(cardEl(null, { size: "sm" }), h("span", "stock-count", `${t.stock} ${view.stock}`));
+    stock.append(...stockExtras(view, t));
     mid.append(stock);
     const shown = h("div", "shown");
     if (view.table) {
@@ -190,7 +213,7 @@ export function renderCenter(root, state, t) {
     let banner = "";
     if (hand.turn === state.me && seated(state)) banner = t.yourTurn;
     else if (hand.turn !== null && hand.turn !== undefined) banner = fmt(t.turnOf, { name: state.seats[hand.turn].name });
-    else banner = hand.legal.length ? t.yourChoice : t.claimsOpen;
+    else banner = decisions(hand).length ? t.yourChoice : t.claimsOpen;
     const b = h("div", "banner");
     b.append(h("span", "banner-text", banner), ring());
     root.append(b);
@@ -246,6 +269,11 @@ export function renderMine(root, state, t, ui) {
   const handBox = h("div", "my-hand");
   root.append(handBox);
   if (!view) return;
+  if (view.active_seats && !view.active_seats.includes(state.me)) {
+    // 4 players, one sitting out (RULES.md §2): this hand is played without me; I watch it.
+    handBox.append(h("div", "spectator-note sitting-out", t.sittingOut));
+    return;
+  }
   const cards = view.hands[state.me] || [];
   const discardable = new Set((state.hand.legal || []).filter((a) => a.type === "discard").map((a) => a.card));
   // The live table (ui.bindCard) keeps the player's own arrangement; the replay viewer shows the suggestion.

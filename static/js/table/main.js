@@ -151,7 +151,35 @@ function render() {
   const canPropose = state.status === "playing" && state.me !== null && state.me !== undefined && !state.dissolve;
   $("dissolve-btn").hidden = !canPropose;
   renderTuoguanSwitch($("tuoguan-btn"), state);
+  renderEscape($("escape-btn"), state);
 }
+
+// --- 逃跑 (RULES.md §8.6, issue 26) ------------------------------------------------------------
+
+/** The 逃跑 button: only where the server offers it (the table's rules have it, never a match
+ * table), which it does with the penalty this player would pay now (``hand.escape.pays``). */
+function renderEscape(btn, st) {
+  const hand = st.hand;
+  const offered = Boolean(hand && hand.status === "playing" && hand.escape
+    && (hand.legal || []).some((a) => a.type === "escape"));
+  btn.hidden = !offered;
+}
+
+/** Leaving cannot be taken back: the page's dialog says what it costs now, and only a confirmed
+ * answer sends the action. */
+async function confirmEscape() {
+  const hand = state && state.hand;
+  if (!hand || !hand.escape) return;
+  const yes = await askConfirm({
+    title: t.escapeTitle, message: fmt(t.escapeConfirm, { n: hand.escape.pays }),
+    ok: t.escape, cancel: t.cancel, danger: true,
+  });
+  const now = state && state.hand;
+  if (yes && now && now.status === "playing" && (now.legal || []).some((a) => a.type === "escape")) {
+    api.act({ type: "escape" });
+  }
+}
+$("escape-btn").addEventListener("click", () => confirmEscape());
 
 // --- the 托管 switch and the 解散 confirmation (issue 24) ----------------------------------------
 

@@ -106,7 +106,12 @@ export function renderSettlement(root, state, t, api, cfg) {
   const s = result.settlement || {};
   const totals = (hand.totals && hand.totals.total) || {};
   root.append(h("h2", "", `${t.settlement} · ${t.hand} ${hand.number}/${state.hands_per_session}`));
-  if (result.winner === null || result.winner === undefined) {
+  if (result.escape !== null && result.escape !== undefined) {
+    // 逃跑 (RULES.md §8.6): who left and what he pays, split among the others (the table below)
+    const leaver = state.seats[result.escape];
+    const pays = hand.totals ? -Number(hand.totals.total[String(result.escape)] || 0) : result.penalty;
+    root.append(h("p", "result-line escape-line", fmt(t.escapeResult, { name: leaver ? leaver.name : "", n: pays })));
+  } else if (result.winner === null || result.winner === undefined) {
     root.append(h("p", "result-line", hand.status === "dissolved" ? t.dissolved : t.draw));
   } else {
     const winner = state.seats[result.winner];
@@ -132,7 +137,8 @@ export function renderSettlement(root, state, t, api, cfg) {
     fact(t.tun, s.tun ?? "");
     (s.mingtang || []).forEach((m) => fact(`${t.mingtang} ${t.mingtangNames[m.name] || m.name}`, `${m.fan} ${t.fan}`));
     fact(t.fan, s.fan ?? 1);
-    fact(t.score, s.score ?? "");
+    // 封顶 (RULES.md §9.6): the settlement carries the cap when it lowered the score
+    fact(t.score, s.cap ? `${s.score} · ${fmt(t.capped, { n: s.cap })}` : (s.score ?? ""));
     root.append(facts);
   }
   const table = h("table", "deltas");
