@@ -174,6 +174,9 @@ def test_a_club_night_match_replay_code_and_dispute_across_the_apps(server, brow
         assert not page.locator(".act-rematch").count()
         page.wait_for_url(lambda url, p=page: url != tables[p] and "/tables/" in url, timeout=60000)
     assert aming.text_content(".table-name") == f"{MATCH} · 第2轮 · 第1桌"
+    # ... and whole on the phone, not cut to "周五夜赛 · …" by the top strip's buttons.
+    assert aming.evaluate("() => { const e = document.querySelector('.table-name');"
+                          " return e.clientWidth > 0 && e.scrollWidth <= e.clientWidth; }")
     shot(xiaofang, "05_round2_table", full=False)
     play_round([aming, xiaofang])
 

@@ -118,6 +118,9 @@ def test_luzhou_four_players_shown_last_card_and_an_escape_with_its_confirmation
     assert pays >= 8 * 2  # base 2: at least 8 × base (RULES.md §8.6)
     shot(player, "luzhou_player")
     assert_chinese(player.text_content("#felt"))
+    # With 托管, 逃跑 and 解散 in the top strip the table's name is still whole on a phone.
+    assert player.evaluate("() => { const e = document.querySelector('.table-name');"
+                           " return e.clientWidth > 0 && e.scrollWidth <= e.clientWidth; }")
     # On a desktop the shown last card sits by the stock too, inside the centre.
     player.set_viewport_size({"width": 1280, "height": 800})
     player.wait_for_timeout(300)
