@@ -19,6 +19,7 @@ import re
 from pathlib import Path
 
 import pytest
+import test_table_play as table_play
 from e2e_server import serve
 from phone_seed import PASSWORD
 
@@ -125,16 +126,10 @@ def pages_for(role: str, s: dict) -> dict[str, str]:
 
 
 def sign_in(browser, base: str, username: str, size=(390, 844), locale="zh-CN"):
-    context = browser.new_context(viewport={"width": size[0], "height": size[1]}, device_scale_factor=1,
-                                  locale=locale)
-    context.set_default_timeout(15000)
-    page = context.new_page()
-    page.goto(f"{base}/accounts/login/")
-    page.fill("#id_username", username)
-    page.fill("#id_password", PASSWORD)
-    page.click("main form button[type=submit]")
+    page = table_play.sign_in(browser, base, username, size=size, scale=1, locale=locale,
+                               password=PASSWORD)
     page.wait_for_url(re.compile(r"/clubs/"))
-    return context, page
+    return page.context, page
 
 
 def check_page(page, base: str, name: str, path: str, prefix: str, status: int = 200) -> list[str]:

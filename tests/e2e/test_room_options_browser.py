@@ -15,7 +15,7 @@ from e2e_server import serve
 
 os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
 
-from test_table_play import CHROMIUM, PASSWORD, assert_chinese  # noqa: E402
+from test_table_play import CHROMIUM, PASSWORD, assert_chinese, sign_in  # noqa: E402
 
 pytestmark = [
     pytest.mark.e2e,
@@ -60,14 +60,7 @@ def server(tmp_path_factory):
 
 
 def open_table(browser, base: str, username: str, table: int):
-    context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2, locale="zh-CN")
-    context.set_default_timeout(15000)
-    page = context.new_page()
-    page.goto(f"{base}/accounts/login/")
-    page.fill("#id_username", username)
-    page.fill("#id_password", PASSWORD)
-    page.click("main form button[type=submit]")
-    page.wait_for_load_state()
+    page = sign_in(browser, base, username)
     page.goto(f"{base}/tables/{table}/")
     page.wait_for_function("() => window.tableApp && window.tableApp.state")
     return page

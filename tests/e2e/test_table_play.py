@@ -59,13 +59,17 @@ def server(tmp_path_factory):
         yield {"url": url, "club": int(club_id)}
 
 
-def sign_in(browser, base: str, username: str):
-    context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2, locale="zh-CN")
+def sign_in(browser, base: str, username: str, *, size: tuple[int, int] = (390, 844), scale: int = 2,
+            locale: str = "zh-CN", password: str = PASSWORD, **options):
+    """A new browser context (a phone in portrait by default) signed in as ``username``: the one way
+    the browser tests sign in; ``options`` go to ``new_context``."""
+    context = browser.new_context(viewport={"width": size[0], "height": size[1]}, device_scale_factor=scale,
+                                  locale=locale, **options)
     context.set_default_timeout(15000)
     page = context.new_page()
     page.goto(f"{base}/accounts/login/")
     page.fill("#id_username", username)
-    page.fill("#id_password", PASSWORD)
+    page.fill("#id_password", password)
     page.click("main form button[type=submit]")
     page.wait_for_load_state()
     return page

@@ -18,7 +18,7 @@ from e2e_server import serve
 os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
 
 from playwright.sync_api import TimeoutError as PlaywrightTimeout  # noqa: E402
-from test_table_play import CHROMIUM, PASSWORD, step  # noqa: E402
+from test_table_play import CHROMIUM, PASSWORD, sign_in, step  # noqa: E402
 
 pytestmark = [
     pytest.mark.e2e,
@@ -56,16 +56,7 @@ def server(tmp_path_factory):
 
 
 def open_page(browser, base: str, username: str, size: tuple[int, int]):
-    context = browser.new_context(viewport={"width": size[0], "height": size[1]}, device_scale_factor=2,
-                                  locale="zh-CN", has_touch=False)
-    context.set_default_timeout(15000)
-    page = context.new_page()
-    page.goto(f"{base}/accounts/login/")
-    page.fill("#id_username", username)
-    page.fill("#id_password", PASSWORD)
-    page.click("main form button[type=submit]")
-    page.wait_for_load_state()
-    return page
+    return sign_in(browser, base, username, size=size, has_touch=False)
 
 
 def shot(page, tmp_path: Path, name: str) -> Path:
