@@ -94,6 +94,7 @@ def drive(match, *, absent=(), max_loops: int = 400):
     calls ``advance`` (the beat's safety net). Returns the match, refreshed."""
     from apps.matches import services
     from apps.tables import play, unit
+    from apps.tables.context import TableError
     from apps.tables.models import Seat
     from apps.tables.services import seat_set_tuoguan
 
@@ -105,7 +106,12 @@ def drive(match, *, absent=(), max_loops: int = 400):
         for table_id in services.open_table_ids(match_id=match.pk):
             for seat in Seat.objects.filter(table_id=table_id).select_related("user"):
                 if seat.user_id and not seat.tuoguan and seat.user_id not in absent:
-                    seat_set_tuoguan(user=seat.user, table_id=table_id, on=True)
+                    try:
+                        seat_set_tuoguan(user=seat.user, table_id=table_id, on=True)
+                    except TableError as exc:  # 托管 goes on only while the table plays
+                        if exc.code not in ("table_closed", "not_playing"):
+                            raise
+                        break
             unit.autoplay(table_id=table_id)
             play.deadline_fire(table_id=table_id, at=timezone.now() + timedelta(hours=1))
         services.advance(match_id=match.pk)

@@ -197,7 +197,14 @@ class Sim:
                 try:
                     for seat in Seat.objects.filter(table_id=table_id, tuoguan=False, user__isnull=False,
                                                     bot="").select_related("user"):
-                        seat_set_tuoguan(user=seat.user, table_id=table_id, on=True)
+                        try:
+                            seat_set_tuoguan(user=seat.user, table_id=table_id, on=True)
+                        except TableError as exc:
+                            # 托管 goes on only while a table plays: one that ended since it was
+                            # listed (or has not dealt yet) is no error of the match.
+                            if exc.code not in ("table_closed", "not_playing"):
+                                raise
+                            break
                         moved += 1
                     moved += unit.autoplay(table_id=table_id)
                     moved += play.deadline_fire(table_id=table_id, at=timezone.now() + timedelta(hours=1))
