@@ -15,6 +15,7 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
 from config.origin import SameOriginValidator  # noqa: E402
 from config.routing import websocket_urlpatterns  # noqa: E402
+from config.warm import connect_broker_soon, load_everything  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
@@ -23,8 +24,10 @@ application = ProtocolTypeRouter(
     }
 )
 
-# A server process keeps everything loaded so far (Django, the apps, the engine's tables) for its
-# whole life: freezing it keeps the cyclic garbage collector from scanning it again, which under
-# load otherwise stalls every socket of the process for ~100 ms per full collection.
+# A server process loads everything it will run now (config/warm.py) and keeps it for its whole
+# life: freezing it keeps the cyclic garbage collector from scanning it again, which under load
+# otherwise stalls every socket of the process for ~100 ms per full collection.
+load_everything()
 gc.collect()
 gc.freeze()
+connect_broker_soon()

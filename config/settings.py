@@ -219,7 +219,16 @@ TABLES_WATCH_SECONDS = float(os.environ.get("TABLES_WATCH_SECONDS", "2"))
 # a seat online but unseen this long (its process was killed) is put offline.
 TABLES_PRESENCE_SECONDS = float(os.environ.get("TABLES_PRESENCE_SECONDS", "10"))
 TABLES_PRESENCE_STALE_SECONDS = float(os.environ.get("TABLES_PRESENCE_STALE_SECONDS", "30"))
+# Where a move's time goes (apps/tables/stages.py): each server process writes its per-stage
+# histograms to this folder every watch round (unset: only its log line a minute), and with
+# TABLES_TRACE_STAGES=1 each socket update carries its action's stage stamps (the load tool's
+# breakdown; off in production).
+TABLES_STAGES_DIR = os.environ.get("TABLES_STAGES_DIR", "")
+TABLES_TRACE_STAGES = os.environ.get("TABLES_TRACE_STAGES", "") in ("1", "true", "yes")
 
+# One result backend object for all threads of a process (redis-py's client is thread-safe): built
+# once at startup (config/warm.py) instead of by each table thread on its first task sent.
+CELERY_RESULT_BACKEND_THREAD_SAFE = True
 CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]

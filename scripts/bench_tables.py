@@ -13,10 +13,12 @@ from __future__ import annotations
 import json
 import os
 import resource
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -59,6 +61,21 @@ def peak_rss_mb(pid: int) -> float:
     return 0.0
 
 
+def server_stages(folder: str, processes: int) -> dict:
+    """The servers' stage histograms (apps/tables/stages.py), summed: p50/p99/p99.9 per stage.
+    Each process writes its file every watch round; the last round after the run is waited for."""
+    sys.path.insert(0, str(ROOT))
+    from apps.tables import stages  # (its merge and summary need no settings)
+
+    files: list[Path] = []
+    for _ in range(10):
+        time.sleep(1.0)
+        files = sorted(Path(folder).glob("stages-*.json"))
+        if len(files) >= processes and time.time() - max(f.stat().st_mtime for f in files) > 2.5:
+            break  # (a watch round came and went with nothing new: the run's last samples are in)
+    return stages.summary(stages.merge([json.loads(f.read_text()) for f in files])) if files else {}
+
+
 def wait_port(port: int, timeout: float = 30.0) -> None:
     end = time.monotonic() + timeout
     while time.monotonic() < end:
@@ -85,9 +102,12 @@ def main() -> int:
     base_port = int(os.environ.get("BENCH_PORT", "8840"))
     db = os.environ.get("BENCH_DB", "paohuzi_bench")
     redis_db = os.environ.get("BENCH_REDIS_DB", "6")
+    stages_dir = tempfile.mkdtemp(prefix="bench-stages-")
     env = {**os.environ,
            "DATABASE_URL": f"postgres://postgres@127.0.0.1:5432/{db}",
            "REDIS_URL": f"redis://127.0.0.1:6379/{redis_db}"}
+    if os.environ.get("BENCH_STAGES", "1") != "0":  # the servers' stage histograms and stamps
+        env.update({"TABLES_STAGES_DIR": stages_dir, "TABLES_TRACE_STAGES": "1"})
     log = open(os.environ.get("BENCH_LOG", "/tmp/bench_tables.log"), "ab")
     psql(f"DROP DATABASE IF EXISTS {db}", f"CREATE DATABASE {db}")
     subprocess.run(["redis-cli", "-h", "127.0.0.1", "-n", redis_db, "flushdb"], check=True,
@@ -116,7 +136,9 @@ def main() -> int:
         urls = ",".join(f"http://127.0.0.1:{p}" for p in ports)
         run = subprocess.run([PY, "manage.py", "loadtest", "--url", urls, "--tables", str(tables),
                               "--hands", str(hands), "--spread", spread,
-                              "--spectators", spectators], cwd=ROOT, env=env,
+                              "--spectators", spectators,
+                              *(["--trace", os.environ["BENCH_TRACE"]] if os.environ.get("BENCH_TRACE") else [])],
+                             cwd=ROOT, env=env,
                              capture_output=True, text=True)
         children_after = resource.getrusage(resource.RUSAGE_CHILDREN)
         after = [cpu_times(p.pid) for p in servers]
@@ -129,6 +151,7 @@ def main() -> int:
             sys.stderr.write(run.stdout[-2000:] + run.stderr[-4000:])
             return 1
         result = json.loads(run.stdout.strip().splitlines()[-1])
+        result["server_stages_ms"] = server_stages(stages_dir, len(servers))
         actions = max(result["actions"], 1)
         server_user = sum(a[0] - b[0] for a, b in zip(after, before, strict=True))
         server_sys = sum(a[1] - b[1] for a, b in zip(after, before, strict=True))
@@ -161,6 +184,7 @@ def main() -> int:
             p.wait()
         subprocess.run(["redis-cli", "-h", "127.0.0.1", "-n", redis_db, "flushdb"], stdout=subprocess.DEVNULL)
         psql(f"DROP DATABASE IF EXISTS {db}")
+        shutil.rmtree(stages_dir, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -26,7 +26,7 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, close_old_connections, connections
 
-from . import dissolve, hub, play, services, watch
+from . import dissolve, hub, play, services, stages, watch
 from .context import TableError
 from .models import Table
 from .outbox import deferred_sends, viewer_key
@@ -56,15 +56,16 @@ RESYNC_BURST = 5  # resyncs a socket may ask at once ...
 RESYNC_EVERY = 1.0  # ... and then one per this many seconds
 
 
-def db_call(func):
-    """``func`` run in a ``DB_EXECUTOR`` thread with its own DB connection.
+def db_call(func, *, recv: float | None = None):
+    """``func`` run in a ``DB_EXECUTOR`` thread with its own DB connection; ``recv``: when the
+    client's frame that asked for it came (its updates carry their stages: stages.py).
 
     A plain executor call: asgiref's SyncToAsync machinery (context copies, thread-sensitivity
     bookkeeping) costs more than these calls need, and DB connections are per thread anyway.
     """
     async def call(**kwargs):
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(DB_EXECUTOR, functools.partial(_in_db_thread, func, kwargs))
+        return await loop.run_in_executor(DB_EXECUTOR, functools.partial(_in_db_thread, func, kwargs, recv))
 
     return call
 
@@ -76,15 +77,17 @@ IDLE_CHECK_SECONDS = 1.0
 _idle = threading.local()
 
 
-def _in_db_thread(func, kwargs):
+def _in_db_thread(func, kwargs, recv=None):
     """What ``database_sync_to_async`` does around a call (drop unusable or too old connections),
     without a health-check round trip before every call of a busy connection."""
+    stages.begin(recv)
     now = time.monotonic()
     if now - getattr(_idle, "used_at", 0.0) > IDLE_CHECK_SECONDS:
         close_old_connections()  # (marks the connection for a health check at its next query)
     try:
         return func(**kwargs)
     finally:
+        stages.end()
         conn = connections[DEFAULT_DB_ALIAS]
         if conn.connection is not None and (conn.errors_occurred or (
                 conn.close_at is not None and time.monotonic() >= conn.close_at)
@@ -229,6 +232,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
 
     # ---- client -> server ---------------------------------------------------------------------
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None, **kwargs) -> None:
+        self.recv_at = time.time()  # (the first stamp of the action's stages)
         raw = text_data if text_data is not None else (bytes_data or b"")
         if len(raw) > MAX_MESSAGE_CHARS:
             await self._error("too_large", "The message is too large.")
@@ -245,6 +249,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
 
     async def receive_json(self, content: dict, **kwargs) -> None:
         kind = content.get("type")
+        recv = self.__dict__.pop("recv_at", None)  # (when the frame came: the action's first stage)
         try:
             if kind == "resync":
                 if not self._resync_allowed():
@@ -252,16 +257,16 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
                     return
                 await self._send_state()
             elif kind == "act":
-                await self._call(play.hand_act, seq=content.get("seq"), action=content.get("action"),
+                await self._call(play.hand_act, recv=recv, seq=content.get("seq"), action=content.get("action"),
                                  seat=content.get("seat"))
             elif kind == "ready":
-                await self._call(services.seat_ready)
+                await self._call(services.seat_ready, recv=recv)
             elif kind == "piao":
-                await self._call(services.piao_choose, value=content.get("value"))
+                await self._call(services.piao_choose, recv=recv, value=content.get("value"))
             elif kind == "dissolve":
-                await self._call(dissolve.dissolve_vote, vote=content.get("vote"))
+                await self._call(dissolve.dissolve_vote, recv=recv, vote=content.get("vote"))
             elif kind == "tuoguan":
-                await self._call(services.seat_set_tuoguan, on=content.get("on"), seat=content.get("seat"))
+                await self._call(services.seat_set_tuoguan, recv=recv, on=content.get("on"), seat=content.get("seat"))
             else:
                 await self._error("unknown_type", f"Unknown message type {kind!r}.")
         except TableError as exc:
@@ -306,7 +311,10 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
         if message["seqs"][key] <= self.seq:  # the state he was sent already holds it
             return
         self.seq = message["seqs"][key]
+        view = stages.forwarding(message, view)
+        sent = time.perf_counter()
         await self.send(text_data=view)  # the viewer's ``update``, encoded once by the outbox
+        stages.record("send", (time.perf_counter() - sent) * 1000)
 
     async def _send_state(self, *, arrived: bool = False) -> None:
         """The whole view, with the viewer's access decided in the same locked read as the state.
@@ -351,10 +359,12 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
         await self.send_json({"type": "error", "code": code, "message": message, "seq": self.seq})
 
     # ---- helpers ------------------------------------------------------------------------------
-    async def _call(self, verb, **kwargs: Any) -> None:
-        """Run a service verb in a DB thread, then publish the updates it made (in order)."""
-        sends, _, error = await db_call(_collecting(verb))(user=self.user, table_id=self.table_id, **kwargs)
-        await hub.publish(sends)
+    async def _call(self, verb, *, recv: float | None = None, **kwargs: Any) -> None:
+        """Run a service verb in a DB thread, then publish the updates it made (in order).
+        ``recv``: when the client's frame asking for it came (its update's stages: stages.py)."""
+        sends, _, error = await db_call(_collecting(verb), recv=recv)(
+            user=self.user, table_id=self.table_id, **kwargs)
+        await hub.publish(sends, back=time.time())
         if error is not None:
             raise error
 

@@ -13,7 +13,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from . import engine_io, hand_cache, rows
+from . import engine_io, hand_cache, rows, stages
 from .models import Hand, HandStatus, Seat, Table, TableEvent
 from .outbox import Outbox
 
@@ -99,6 +99,7 @@ def lock(table_id: int) -> Ctx:
     """Lock the table row and load it, its seats and current hand (the caller is in a transaction):
     from this process's cache when the row's key says it is current, else from the rows."""
     key = rows.lock_key(table_id)
+    stages.locked()
     if key is None:
         raise TableError("no_table", "This table does not exist.")
     cached = hand_cache.get(table_id, key)

@@ -27,6 +27,7 @@ from typing import Any
 
 from channels.layers import get_channel_layer
 
+from . import stages
 from .models import table_group
 
 log = logging.getLogger(__name__)
@@ -161,6 +162,7 @@ class _Hub:
                 receiving.cancel()
 
     async def _arrive(self, message: dict) -> None:
+        stages.arrived(message)
         table_id = message.get("table")
         seq = self.order.get(table_id)
         if seq is None:
@@ -183,6 +185,8 @@ class _Hub:
             if self.reordered or self.given_up:
                 log.info("table hub: %d updates arrived before an earlier one of their table and waited "
                          "for it; %d waits ran out (an update lost)", self.reordered, self.given_up)
+            if _sockets:
+                log.info("table stages (ms, since start): %s", stages.summary())
             self.reordered = self.given_up = 0
             self.reported_at = now
 
@@ -295,11 +299,14 @@ async def sweep() -> int:
     return len(tasks)
 
 
-async def publish(sends: list[tuple[str, dict]]) -> None:
+async def publish(sends: list[tuple[str, dict]], *, back: float | None = None) -> None:
     """Hand a service's collected updates to the channel layer, in order (at-most-once, as
-    ``outbox.send_group``: a lost one shows as a gap and the socket resyncs)."""
+    ``outbox.send_group``: a lost one shows as a gap and the socket resyncs). ``back``: when the
+    loop had the call's result (stages.py)."""
     layer = get_channel_layer()
     for group, message in sends:
+        if back is not None:
+            stages.published(message, back)
         try:
             await layer.group_send(group, message)
         except Exception:  # noqa: BLE001

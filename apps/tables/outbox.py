@@ -26,7 +26,7 @@ from channels.layers import get_channel_layer
 from django.db import transaction
 from django.utils import timezone
 
-from . import engine_io, rows
+from . import engine_io, rows, stages
 from .chain import link_hash
 from .jsontext import to_json
 from .models import Hand, Seat, Stage, Table
@@ -158,6 +158,9 @@ def send_group(group: str, message: dict) -> None:
     loop and returns once it is done, so the next action of the table (in any process) is only
     taken after this update was handed to the layer — updates keep their order.
     """
+    trace = stages.committed()
+    if trace is not None:
+        message = {**message, "trace": trace}
     box = getattr(_deferred, "box", None)
     if box is not None:
         box.append((group, message))

@@ -17,7 +17,7 @@ import logging
 
 from django.conf import settings
 
-from . import hub, presence
+from . import hub, presence, stages
 from .models import Table
 
 log = logging.getLogger(__name__)
@@ -38,6 +38,7 @@ def start(db_call) -> None:
     loop = asyncio.get_running_loop()
     if _task is None or _task.done() or _task.get_loop() is not loop:  # (tests run one loop each)
         _task = loop.create_task(_watch(db_call))
+    stages.watch_loop(lambda: bool(_sockets))
 
 
 def table_seqs(table_ids: list[int]) -> dict[int, dict[str, int]]:
@@ -100,6 +101,7 @@ async def _watch(db_call) -> None:
         await asyncio.sleep(interval())
         try:
             await hub.sweep()
+            stages.dump()
             if not _sockets:
                 return
             await check_once(db_call)

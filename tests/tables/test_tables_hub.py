@@ -58,9 +58,9 @@ async def test_updates_wait_while_a_state_is_read_and_come_after_it(full_table, 
     gate = asyncio.Event()
     real_call, real_snapshot = consumers.db_call, consumers.viewer_snapshot
 
-    def held_call(func):
+    def held_call(func, **opts):
         if func is not real_snapshot:
-            return real_call(func)
+            return real_call(func, **opts)
 
         async def call(**kwargs):
             snap = await real_call(func)(**kwargs)

@@ -14,11 +14,21 @@ reproducing the events and the settlement), and what every socket saw of its num
 had), ``engine_gaps`` (the engine events' ``seq`` in a viewer's copy not running on by one, or
 the view's ``seq`` not the last event's: RULES.md §5.3), and ``resyncs`` (every ``state`` a socket
 got after its first one, asked for or pushed by the server's watch).
+
+Where a round trip's time goes: with the servers' ``TABLES_TRACE_STAGES=1`` each echo carries the
+server's stamps of its action (apps/tables/stages.py), and every timed action is broken down into
+``to_server`` (act sent -> the consumer has the frame: this tool's loop, the network, the server's
+loop), the server's stages (queue, lock, work, return, publish, transit, deliver) and ``to_client``
+(forwarded -> read here). ``stages_ms`` gives each stage's median over all actions and over the
+slowest 1% (latency at or above p99); ``loop_lag_ms`` how late this tool's own loop wakes a 10 ms
+timer, so its own waiting is not taken for the server's. ``--trace FILE`` writes one line per
+timed action: sent_at_s latency_ms table and its stages (name=ms).
 """
 
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import random
 import secrets
@@ -47,6 +57,31 @@ def _session_cookie(user) -> str:
 
 IDLE_RESYNC = 10.0  # seconds without a message before a player asks for the state
 RECONNECT_ATTEMPTS = 40  # about two minutes of a server being down
+
+
+LAG_EVERY = 0.01  # the loop-lag timer's period, seconds
+# A round trip's stages, in order (from the echo's server stamps: apps/tables/stages.py).
+TRACE_STAGES = (("to_server", "sent", "recv"), ("queue", "recv", "thread"), ("lock", "thread", "lock"),
+                ("work", "lock", "commit"), ("return", "commit", "back"), ("publish", "back", "pub"),
+                ("transit", "pub", "hub"), ("deliver", "hub", "out"), ("to_client", "out", "got"))
+
+
+def _stages(trace: dict | None, sent: float, got: float) -> dict[str, float]:
+    """A timed action's stages in ms, from the echo's stamps (empty without them)."""
+    if not trace:
+        return {}
+    stamps = {**trace, "sent": sent, "got": got}
+    return {name: round((stamps[b] - stamps[a]) * 1000, 2) for name, a, b in TRACE_STAGES
+            if a in stamps and b in stamps}
+
+
+def _median(values: list[float]) -> float:
+    return _percentile(values, 0.5)
+
+
+def _stage_medians(rows: list[dict[str, float]]) -> dict[str, float]:
+    return {name: _median([r[name] for r in rows if name in r]) for name, _, _ in TRACE_STAGES
+            if any(name in r for r in rows)}
 
 
 def _percentile(values: list[float], q: float) -> float:
@@ -80,24 +115,38 @@ class Command(BaseCommand):
         tag = secrets.token_hex(3)
         tables = [self._make_table(tag, i, opts["hands"], opts["preset"], opts["spectators"])
                   for i in range(opts["tables"])]
-        stats = {"actions": 0, "errors": 0, "latencies": [], "gaps_by": {"player": 0, "spectator": 0},
+        stats = {"actions": 0, "errors": 0, "latencies": [], "timed": [], "loop_lag": [],
+                 "gaps_by": {"player": 0, "spectator": 0},
                  "sockets": 0, "sockets_with_gaps": 0, "out_of_order": 0, "engine_gaps": 0, "resyncs": 0}
         self.stdout.write(f"{len(tables)} tables ready; playing…")
         parts = [float(x) for x in str(opts["think_ms"]).split(",") if x.strip()] or [0.0]
         think = (parts[0], parts[-1])
-        started = time.perf_counter()
+        started = self.started = time.perf_counter()
+        started_at = time.time()
         urls = [u.strip().rstrip("/") for u in opts["url"].split(",") if u.strip()]
         asyncio.run(self._run_all(urls, tables, stats, opts["timeout"], think, opts["spread"]))
         elapsed = time.perf_counter() - started
         hands, verified = self._verify(tables)
         lat = stats["latencies"]
+        timed = stats["timed"]  # (sent at, latency ms, table, stages)
         if opts["trace"]:
             with open(opts["trace"], "w") as fh:
-                for sent, ms, table_id in sorted(stats.get("trace", [])):
-                    fh.write(f"{sent - started:.3f} {ms:.2f} {table_id}\n")
+                for sent, ms, table_id, parts in sorted(timed, key=lambda t: t[0]):
+                    detail = "".join(f" {k}={v}" for k, v in parts.items())
+                    fh.write(f"{sent - started:.3f} {ms:.2f} {table_id}{detail}\n")
+        p50, p99 = _percentile(lat, 0.5), _percentile(lat, 0.99)
+        slowest = [parts for _, ms, _, parts in timed if ms >= p99]
+        lag = stats["loop_lag"]
         self.stdout.write(json.dumps({
-            "tables": len(tables), "hands": hands, "actions": stats["actions"],
-            "latency_ms": {"p50": _percentile(lat, 0.5), "p95": _percentile(lat, 0.95), "p99": _percentile(lat, 0.99)},
+            "tables": len(tables), "hands": hands, "actions": stats["actions"], "started_at": round(started_at, 3),
+            "latency_ms": {"p50": p50, "p95": _percentile(lat, 0.95), "p99": p99,
+                           "p999": _percentile(lat, 0.999)},
+            "p99_over_p50": round(p99 / p50, 2) if p50 else None,
+            "stages_ms": {"all_p50": _stage_medians([t[3] for t in timed]),
+                          "slowest_1pct_p50": _stage_medians(slowest), "slowest_n": len(slowest)},
+            "loop_lag_ms": {"p50": _percentile(lag, 0.5), "p99": _percentile(lag, 0.99),
+                            "max": round(max(lag), 2) if lag else 0.0},
+            "gc_pauses": stats.get("gc_pauses", []),  # (at s, ms): this tool's full collections
             "latency_samples": len(lat), "max_ms": round(max(lat), 2) if lat else 0.0,
             "think_ms": list(think), "spread": opts["spread"], "seconds": round(elapsed, 1),
             "errors": stats["errors"], "error_codes": stats.get("codes", {}), "stale_seq": stats.get("stale", 0),
@@ -167,11 +216,43 @@ class Command(BaseCommand):
                                             ramp=t * 0.15))
         players = asyncio.gather(*jobs)
         watching = asyncio.gather(*watchers)
-        await asyncio.wait_for(players, timeout)
+        lag = asyncio.create_task(self._loop_lag(stats["loop_lag"]))
+        started: list[float] = []
+
+        def gc_timer(phase, info):  # this tool's full collections stop its loop too
+            if info.get("generation") == 2:
+                if phase == "start":
+                    started[:] = [time.perf_counter()]
+                elif started:
+                    stats.setdefault("gc_pauses", []).append(
+                        (round(started[0] - self.started, 3), round((time.perf_counter() - started[0]) * 1000, 1)))
+        gc.callbacks.append(gc_timer)
+        # This tool's own full collections walk every message it holds (150 ms at 100 tables): the
+        # setup is frozen out of them and they come far less often; what it keeps is plain JSON,
+        # freed by reference counting.
+        gc.collect()
+        gc.freeze()
+        thresholds = gc.get_threshold()
+        gc.set_threshold(thresholds[0], thresholds[1], 1000)
+        try:
+            await asyncio.wait_for(players, timeout)
+        finally:
+            lag.cancel()
+            gc.callbacks.remove(gc_timer)
+            gc.set_threshold(*thresholds)
+            gc.unfreeze()
         try:  # a spectator's last update follows the players' last move: give it a moment
             await asyncio.wait_for(watching, 30.0)
         except TimeoutError:
             stats["watch_timeouts"] = stats.get("watch_timeouts", 0) + 1
+
+    @staticmethod
+    async def _loop_lag(samples: list[float]) -> None:
+        """How late this loop wakes a LAG_EVERY timer (ms), until cancelled."""
+        while True:
+            start = time.perf_counter()
+            await asyncio.sleep(LAG_EVERY)
+            samples.append(max(0.0, (time.perf_counter() - start - LAG_EVERY) * 1000))
 
     async def _seat(self, ws_base, origin, table_id, cookie, stats, rng, think, ramp=0.0) -> None:
         """One player: reads every message; after a think time acts on the newest state it saw.
@@ -198,7 +279,7 @@ class Command(BaseCommand):
             if me["seq"] != seq or me["pending"] is not None:
                 return  # the table moved on meanwhile: decide again on the newer state
             stats["actions"] += 1
-            me["pending"], me["acted"] = (time.perf_counter(), action), seq
+            me["pending"], me["acted"] = (time.perf_counter(), action, time.time()), seq
             try:
                 await sock["ws"].send_json({"type": "act", "seq": seq, "action": action})
             except (ConnectionError, OSError):
@@ -255,9 +336,11 @@ class Command(BaseCommand):
                     mine = msg["state"]["me"]
                     for ev in msg["events"]:
                         if ev.get("type") == "action" and ev.get("seat") == mine and ev.get("by") == "player":
-                            now_ = time.perf_counter()
-                            stats["latencies"].append((now_ - me["pending"][0]) * 1000)
-                            stats.setdefault("trace", []).append((me["pending"][0], (now_ - me["pending"][0]) * 1000, table_id))
+                            now_, wall = time.perf_counter(), time.time()
+                            sent, _, sent_wall = me["pending"]
+                            ms = (now_ - sent) * 1000
+                            stats["latencies"].append(ms)
+                            stats["timed"].append((sent, ms, table_id, _stages(msg.get("trace"), sent_wall, wall)))
                             me["pending"] = None
                             break
                 me["seq"] = max(me["seq"], msg["seq"])
