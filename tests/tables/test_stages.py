@@ -11,7 +11,7 @@ import pytest
 from test_tables_consumer import connect, drain, in_hand, send, start_hand, wait_for
 
 from apps.tables import stages
-from apps.tables.management.commands.loadtest import _stage_medians, _stages
+from apps.tables.management.commands.loadtest import _idle_detail, _stage_medians, _stages
 
 SERVER_STAGES = ("queue", "lock", "work", "return", "publish", "transit", "deliver", "send")
 
@@ -123,3 +123,18 @@ def test_load_tool_stage_medians():
     rows = [{"queue": 1.0, "work": 2.0}, {"queue": 3.0, "work": 4.0}, {"queue": 5.0}]
     assert _stage_medians(rows) == {"queue": 3.0, "work": 4.0}
     assert _stages(None, 0.0, 1.0) == {}
+
+
+def test_load_tool_says_what_a_silent_socket_had_last():
+    """A player that heard nothing for a while reports what it last had: the stage, whose move,
+    whether its own action was still unanswered (the report's ``idle_detail``)."""
+    last = {"type": "update", "seq": 41, "state": {
+        "stage": "playing", "me": 2,
+        "seats": [{"ready": True, "online": True, "tuoguan": False, "name": "x"}] * 3,
+        "hand": {"status": "playing", "legal": [{"type": "pass"}, {"type": "hu"}],
+                 "view": {"phase": "claim", "to_act": [2]}}}}
+    got = _idle_detail(7, {"seq": 41, "pending": (1.0, {"type": "pass"}, 2.0), "acted": 41, "last": last})
+    assert got == {"table": 7, "seq": 41, "pending": True, "acted": 41, "last_type": "update",
+                   "stage": "playing", "me": 2, "hand_status": "playing", "phase": "claim", "to_act": [2],
+                   "legal": 2, "seats": [{"ready": True, "online": True, "tuoguan": False}] * 3}
+    assert _idle_detail(7, {"seq": 0, "pending": None, "acted": 0, "last": None})["stage"] is None

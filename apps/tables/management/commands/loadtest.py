@@ -75,6 +75,19 @@ def _stages(trace: dict | None, sent: float, got: float) -> dict[str, float]:
             if a in stamps and b in stamps}
 
 
+def _idle_detail(table_id: int, me: dict) -> dict:
+    """What a player's socket had last when it heard nothing for ``IDLE_RESYNC`` seconds (the
+    report says what the silent table was waiting for)."""
+    last = me["last"] or {}
+    state = last.get("state") or {}
+    hand = state.get("hand") or {}
+    return {"table": table_id, "seq": me["seq"], "pending": me["pending"] is not None, "acted": me["acted"],
+            "last_type": last.get("type"), "stage": state.get("stage"), "me": state.get("me"),
+            "hand_status": hand.get("status"), "phase": (hand.get("view") or {}).get("phase"),
+            "to_act": (hand.get("view") or {}).get("to_act"), "legal": len(hand.get("legal") or []),
+            "seats": [{k: s.get(k) for k in ("ready", "online", "tuoguan")} for s in state.get("seats") or []]}
+
+
 def _median(values: list[float]) -> float:
     return _percentile(values, 0.5)
 
@@ -158,6 +171,7 @@ class Command(BaseCommand):
             "lost_echo": stats.get("lost_echo", 0),
             "connect_retries": stats.get("connect_retries", 0), "reconnects": stats.get("reconnects", 0),
             "idle_resyncs": stats.get("idle_resyncs", 0),
+            "idle_detail": stats.get("idle_detail", [])[:20],  # what each silent socket last had
             "verified_hands": verified,
         }))
 
@@ -291,6 +305,7 @@ class Command(BaseCommand):
                     msg = await asyncio.wait_for(sock["ws"].recv_json(), IDLE_RESYNC)
                 except TimeoutError:  # nothing for a while: ask for the state, as the page does
                     stats["idle_resyncs"] = stats.get("idle_resyncs", 0) + 1
+                    stats.setdefault("idle_detail", []).append(_idle_detail(table_id, me))
                     readied.clear()  # a stalled table may be waiting for a ``ready`` that was lost
                     await send({"type": "resync"})
                     continue
