@@ -7,8 +7,9 @@ replaced by one ``TableArchive``) replays, exports and verifies exactly as befor
 
 An archive holds a prefix of the log, seqs 1..``last_seq``, and compaction deletes exactly those
 rows in the transaction that writes it. So a row found at seq ``s`` means every seq from ``s`` on
-is in the rows: the archive is looked up (one query, decoded once per ``TableLog``) only when rows
-are missing, and a table that was never compacted costs the queries it cost before.
+is in the rows: the archive is looked up (one query, opened once per ``TableLog``, each hand's
+segment parsed when first read) only when rows are missing, and a table that was never compacted
+costs the queries it cost before.
 
 Live play (``since``, ``hand_events`` of a hand in play) reads rows only: a table with a hand in
 play is never compacted.
@@ -21,10 +22,10 @@ from typing import Any
 
 from django.db.models import Exists, Max, Min, Q
 
-from .archive import COLUMNS, ArchiveCorrupt, Event, decode
+from .archive import COLUMNS, ArchiveCorrupt, Decoded, Event, open_archive
 from .models import ENDED_HAND_STATUSES, Hand, HandStatus, TableArchive, TableEvent
 
-__all__ = ["COLUMNS", "ArchiveCorrupt", "Event", "TableLog", "describe", "hand_events", "rows_exist", "since",
+__all__ = ["COLUMNS", "ArchiveCorrupt", "Event", "TableLog", "describe", "hand_events", "hand_rows_exist", "rows_exist", "since",
            "tables_events"]
 
 
@@ -38,19 +39,19 @@ class TableLog:
 
     def __init__(self, table_id: int):
         self.table_id = table_id
-        self._archive: list[Event] | None = None
+        self._archive: Decoded | None = None
         self._looked = False
         self._rows_from: int | None = None  # a seq known to be stored as a row: no archive from there
 
     # --- the archive, when rows are missing ---------------------------------------------------
 
-    def archived(self) -> list[Event]:
-        """The archived events (seq 1 first), [] when the table has no archive."""
+    def archived(self) -> Decoded | None:
+        """The table's archive (checked, parsed on demand), None when it has none."""
         if not self._looked:
             archive = TableArchive.objects.filter(table_id=self.table_id).first()
-            self._archive = decode(archive) if archive is not None else []
+            self._archive = open_archive(archive) if archive is not None else None
             self._looked = True
-        return self._archive or []
+        return self._archive
 
     def _seen_row(self, seq: int | None) -> None:
         if seq is not None and (self._rows_from is None or seq < self._rows_from):
@@ -60,8 +61,8 @@ class TableLog:
         return self._rows_from is not None and seq >= self._rows_from
 
     def _archived_range(self, first: int, last: int) -> list[Event]:
-        events = self.archived()
-        return events[max(first, 1) - 1:max(min(last, len(events)), 0)]
+        archive = self.archived()
+        return archive.events(first, last) if archive is not None else []
 
     # --- reads ----------------------------------------------------------------------------------
 
@@ -76,7 +77,9 @@ class TableLog:
             if rows:
                 self._seen_row(rows[0].seq)
             return rows
-        return [e for e in self.archived() if e.hand_id == hand.pk and (types is None or e.type in types)]
+        archive = self.archived()
+        events = archive.hand(hand.pk) if archive is not None else []
+        return [e for e in events if types is None or e.type in types]
 
     def span(self, hand_ids: list[int]) -> tuple[int, int] | None:
         """The first and last seq of the events of these hands, None when they have none."""
@@ -84,9 +87,8 @@ class TableLog:
         if bounds["first"] is not None:
             self._seen_row(bounds["first"])
             return bounds["first"], bounds["last"]
-        wanted = set(hand_ids)
-        seqs = [e.seq for e in self.archived() if e.hand_id in wanted]
-        return (seqs[0], seqs[-1]) if seqs else None
+        archive = self.archived()
+        return archive.span(set(hand_ids)) if archive is not None else None
 
     def playing_start(self) -> int | None:
         """The first seq of a hand still in play (never archived), None when no hand is in play."""
@@ -162,15 +164,20 @@ def tables_events(table_ids: list[int], types: Iterable[str], *,
     if missing:
         for archive in TableArchive.objects.filter(table_id__in=missing):
             log = (logs or {}).get(archive.table_id) or TableLog(archive.table_id)
-            log._archive, log._looked = decode(archive), True
+            log._archive, log._looked = open_archive(archive), True
             # The archive holds seqs 1..last_seq; rows after it (a socket opened on the ended table) follow.
-            out[archive.table_id] = [e for e in log.archived() if e.type in types] + out[archive.table_id]
+            out[archive.table_id] = [e for e in log._archive.all() if e.type in types] + out[archive.table_id]
     return out
 
 
 def rows_exist(table_id) -> Exists:
     """``EXISTS`` an event row of the table ``table_id`` (an id or an ``OuterRef``)."""
     return Exists(TableEvent.objects.filter(table_id=table_id))
+
+
+def hand_rows_exist(hand_id) -> Exists:
+    """``EXISTS`` an event row of the hand ``hand_id`` (an id or an ``OuterRef``)."""
+    return Exists(TableEvent.objects.filter(hand_id=hand_id))
 
 
 def describe(table_id: int) -> dict[str, Any]:

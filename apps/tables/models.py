@@ -285,13 +285,13 @@ class TableArchive(models.Model):
     """The event log of a compacted table: what its ``TableEvent`` rows held, in one compressed value.
 
     An ended table whose last hand is old (apps/replays/retention.py) keeps its log here instead of
-    one row per event: ``data`` is zlib of the JSON ``{"format", "table", "columns", "events"}``,
-    each event ``[seq, created_at, type, payload, hash, hand_id]`` exactly as its row held it
-    (payload keys in the order read, so an export is byte-identical; ``prev_hash`` is the previous
-    event's hash), seqs 1 to ``last_seq`` without a gap: every hash of the chain from the genesis
-    hash is kept and is checked again by every verification. ``digest`` is sha256 of the
-    uncompressed JSON. Read only through ``apps.tables.eventlog`` (apps/tables/archive.py encodes
-    and decodes it).
+    one row per event: ``data`` is zlib of JSON lines, a header then one line per segment (a run of
+    one hand's events, or of table events), each event ``[seq, created_at, type, payload, hash,
+    hand_id]`` exactly as its row held it (payload keys in the order read, so an export is
+    byte-identical; ``prev_hash`` is the previous event's hash), seqs 1 to ``last_seq`` without a
+    gap: every hash of the chain from the genesis hash is kept and is checked again by every
+    verification. ``digest`` is sha256 of the uncompressed value. Read only through
+    ``apps.tables.eventlog`` (apps/tables/archive.py encodes and decodes it).
     """
 
     table = models.OneToOneField(Table, on_delete=models.CASCADE, related_name="archive")  # one per table
