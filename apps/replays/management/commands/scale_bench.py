@@ -411,7 +411,8 @@ class Command(BaseCommand):
                 cursor.execute("SELECT pg_table_size(%s), pg_indexes_size(%s), "
                                "(SELECT count(*) FROM " + connection.ops.quote_name(name) + ")", [name, name])
                 table_b, index_b, rows = cursor.fetchone()
-                per = {"tables_tableevent": with_events, "tables_tablearchive": archived}.get(name, hands)
+                # (an empty archive table's few pages spread over every hand, not over none)
+                per = {"tables_tableevent": with_events, "tables_tablearchive": archived}.get(name, hands) or hands
                 out[name] = {"rows": rows, "table_bytes_per_hand": round(table_b / max(per, 1)),
                              "index_bytes_per_hand": round(index_b / max(per, 1))}
         out["total_bytes_per_hand"] = sum(v["table_bytes_per_hand"] + v["index_bytes_per_hand"]
