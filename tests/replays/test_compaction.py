@@ -330,3 +330,17 @@ def test_one_hand_is_read_without_parsing_the_whole_archive(play_table):
     assert log.span([hands[0].pk, hands[2].pk]) == (
         min(e.seq for e in rows if e.hand_id == hands[0].pk), max(e.seq for e in rows if e.hand_id == hands[2].pk))
     assert log.events(1, table.seq) == rows
+
+
+def test_batches_and_a_limit_go_on_from_the_mark(play_table):
+    tables = [play_table("full", 3, hands=1)[0] for _ in range(3)]
+    for i, table in enumerate(tables):
+        age(table, OLD + timedelta(days=3 - i))  # oldest first
+    now = timezone.now()
+    first = compact_all(now=now, batch=1, limit=2)  # pages of one table, stopped after two
+    assert [r.table_id for r in first.of(retention.COMPACTED)] == [tables[0].pk, tables[1].pk]
+    assert first.mark_after == Table.objects.get(pk=tables[1].pk).finished_at
+    second = compact_all(now=now, batch=1)
+    assert [r.table_id for r in second.results] == [tables[2].pk]  # only what the first left
+    assert second.mark_after == now - timedelta(days=retention.compact_after_days())
+    assert not TableEvent.objects.filter(table__in=tables).exists()
