@@ -225,6 +225,9 @@ TABLES_PRESENCE_STALE_SECONDS = float(os.environ.get("TABLES_PRESENCE_STALE_SECO
 # breakdown; off in production).
 TABLES_STAGES_DIR = os.environ.get("TABLES_STAGES_DIR", "")
 TABLES_TRACE_STAGES = os.environ.get("TABLES_TRACE_STAGES", "") in ("1", "true", "yes")
+# Retention (apps/replays/retention.py): the event rows of a table that ended more than this many
+# days ago are compacted, once a day, into one verified archive per table (13 months by default).
+TABLES_COMPACT_AFTER_DAYS = int(os.environ.get("TABLES_COMPACT_AFTER_DAYS", "395"))
 
 # One result backend object for all threads of a process (redis-py's client is thread-safe): built
 # once at startup (config/warm.py) instead of by each table thread on its first task sent.
@@ -243,6 +246,8 @@ CELERY_BEAT_SCHEDULE["matches-start-due"] = {"task": "apps.matches.tasks.start_d
 CELERY_BEAT_SCHEDULE["matches-advance"] = {"task": "apps.matches.tasks.advance_matches", "schedule": 3.0}
 CELERY_BEAT_SCHEDULE["accounts-close-ended-lockouts"] = {"task": "apps.accounts.tasks.close_ended_lockouts", "schedule": 60.0}
 CELERY_BEAT_SCHEDULE["audit-sweep-unrecorded"] = {"task": "apps.replays.audit.tasks.sweep_unrecorded", "schedule": 120.0}
+CELERY_BEAT_SCHEDULE["replays-compact-old-events"] = {"task": "apps.replays.tasks.compact_old_events",
+                                                      "schedule": 86400.0}
 
 # --- Security: one switch for a site served over HTTPS by its TLS proxy -------------------------
 LOOPBACK_HOSTS = {"localhost", "127.0.0.1", "[::1]", "::1", "testserver"}

@@ -19,6 +19,7 @@ from django.utils import timezone
 from apps.engine.timeline import frames
 from apps.ledgers.models import AccountKind, Entry, Transaction
 from apps.ledgers.services import hand_key
+from apps.tables.eventlog import TableLog, hand_events
 from apps.tables.models import Hand, Table
 from apps.tables.records import ENDED, document, record_from_rows
 
@@ -57,15 +58,16 @@ def _finish(doc: dict, table: Table, hands: list[Hand]) -> dict:
     return doc
 
 
-def hand_document(hand: Hand) -> dict[str, Any]:
-    """The ``"scope": "hand"`` export of one ended hand."""
+def hand_document(hand: Hand, *, log: TableLog | None = None) -> dict[str, Any]:
+    """The ``"scope": "hand"`` export of one ended hand (``log``: the table's reader, if shared)."""
     if hand.status not in ENDED:
         raise ValueError("only ended hands are exported")
     table = Table.objects.select_related("club").get(pk=hand.table_id)
-    return _finish(document(table, [hand], scope="hand"), table, [hand])
+    return _finish(document(table, [hand], scope="hand", log=log), table, [hand])
 
 
-def session_document(table: Table, hands: list[Hand] | None = None) -> dict[str, Any]:
+def session_document(table: Table, hands: list[Hand] | None = None, *,
+                     log: TableLog | None = None) -> dict[str, Any]:
     """The ``"scope": "session"`` export: every ended hand of the table, in order, with the table's
     log from seq 1 (the genesis hash) to its end, or to just before a hand in play.
 
@@ -75,15 +77,14 @@ def session_document(table: Table, hands: list[Hand] | None = None) -> dict[str,
         hands = list(Hand.objects.filter(table=table, status__in=ENDED).order_by("number"))
     if not hands:
         raise ValueError("the table has no ended hand")
-    return _finish(document(table, hands, scope="session"), table, hands)
+    return _finish(document(table, hands, scope="session", log=log), table, hands)
 
 
 def hand_record(hand: Hand) -> dict[str, Any]:
     """The engine's hand record of an ended hand (for ``apps.engine.timeline.frames``), one query."""
     if hand.status not in ENDED:
         raise ValueError("only ended hands are replayed")
-    events = list(hand.events.order_by("seq").values_list("type", "payload"))
-    return record_from_rows(hand, events)
+    return record_from_rows(hand, [(e.type, e.payload) for e in hand_events(hand)])
 
 
 def hand_frames(hand: Hand) -> list[dict[str, Any]]:

@@ -14,7 +14,8 @@ from django.contrib.auth import get_user_model
 from django.db.models import QuerySet
 
 from apps.engine import timeline
-from apps.tables.models import Hand, Seat, Table, TableEvent
+from apps.tables.eventlog import hand_events
+from apps.tables.models import Hand, Seat, Table
 from apps.tables.presenters import hand_fees
 from apps.tables.records import record_from_rows
 from apps.tables.summary import session_summary
@@ -62,10 +63,10 @@ def replay_data(access: ReplayAccess) -> dict[str, Any]:
     """Everything the viewer page renders, JSON-able. Only for ended hands (access checked)."""
     hand = access.hand
     table = hand.table
-    rows = list(TableEvent.objects.filter(hand=hand).order_by("seq").values_list("type", "payload", "created_at"))
-    frames = timeline.frames(record_from_rows(hand, [(t, p) for t, p, _ in rows]))
+    events = hand_events(hand)
+    frames = timeline.frames(record_from_rows(hand, [(e.type, e.payload) for e in events]))
     annotate_frames(frames)
-    times = [at for t, _, at in rows if t == "action"]
+    times = [e.created_at for e in events if e.type == "action"]
     start = _ms(hand.started_at)
     for frame in frames:
         k = frame["index"]

@@ -29,7 +29,8 @@ from apps.clubs.fees import fee_seats
 from apps.engine.chain import GENESIS_HASH
 from apps.engine.export import BadDocument, verify_document
 from apps.engine.rules import RuleSet
-from apps.tables.models import Hand, HandStatus, Table, TableEvent
+from apps.tables.eventlog import TableLog
+from apps.tables.models import Hand, HandStatus, Table
 from apps.tables.records import ENDED
 
 from .export import hand_document, session_document
@@ -87,12 +88,13 @@ def checklist(hand: Hand) -> list[Check]:
     """Every check of one ended hand, in order; a hand in play gets one red ``ended`` check."""
     if hand.status not in ENDED:
         return [_check("ended", False, "the hand is still being played: nothing is verified or shown")]
+    log = TableLog(hand.table_id)  # one reader for the export and the anchors (an archive decoded once)
     try:
-        doc = hand_document(hand)
+        doc = hand_document(hand, log=log)
         found = verify_document(doc)
     except (BadDocument, ValueError, KeyError, TypeError) as exc:
         return [_check("document", False, f"the hand's rows do not make an export: {exc}")]
-    return checks_of(hand, doc, found)
+    return checks_of(hand, doc, found, log=log)
 
 
 def session_checklists(table: Table, hands: list[Hand]) -> tuple[dict[int, list[Check]], list[Check]]:
@@ -101,14 +103,15 @@ def session_checklists(table: Table, hands: list[Hand]) -> tuple[dict[int, list[
     table-level checks)``; the latter holds the chain of the events between hands, if broken."""
     ended_ids = list(Hand.objects.filter(table=table, status__in=ENDED).order_by("number").values_list("pk", flat=True))
     given = sorted(hands, key=lambda h: h.number)
+    log = TableLog(table.pk)
     try:  # the caller's rows when they are the table's ended hands (verify_hands), else loaded
-        doc = session_document(table, given if [h.pk for h in given] == ended_ids else None)
+        doc = session_document(table, given if [h.pk for h in given] == ended_ids else None, log=log)
         found = verify_document(doc)
     except (BadDocument, ValueError, KeyError, TypeError) as exc:
         bad = [_check("document", False, f"the table's rows do not make an export: {exc}")]
         return {h.pk: bad for h in hands}, []
     parts = {p["id"]: p for p in doc["hands"]}
-    anchor = anchor_problem(table.pk, doc["chain"])  # one table, one log: checked once
+    anchor = anchor_problem(table.pk, doc["chain"], log=log)  # one table, one log: checked once
     out = {}
     for hand in hands:
         part = parts.get(hand.pk)
@@ -122,15 +125,17 @@ def session_checklists(table: Table, hands: list[Hand]) -> tuple[dict[int, list[
     return out, table_level
 
 
-def checks_of(hand: Hand, doc: dict, found: list[dict], *, anchor: str | None | bool = False) -> list[Check]:
+def checks_of(hand: Hand, doc: dict, found: list[dict], *, anchor: str | None | bool = False,
+              log: TableLog | None = None) -> list[Check]:
     """The engine's checks of ``doc`` (an export whose one hand is ``hand``) with the database facts
-    (``anchor``: the ``anchor_problem`` of ``doc``'s chain if already known)."""
+    (``anchor``: the ``anchor_problem`` of ``doc``'s chain if already known; ``log``: the table's
+    reader, if the caller has one)."""
     out = []
     finished = hand.status == HandStatus.FINISHED
     for c in found:
         ok, detail = c["ok"], c["detail"]
         if c["key"] == "chain" and ok:
-            problem = anchor_problem(hand.table_id, doc["chain"]) if anchor is False else anchor
+            problem = anchor_problem(hand.table_id, doc["chain"], log=log) if anchor is False else anchor
             if problem:
                 ok, detail = False, problem
         if c["key"] == "ledger" and finished:
@@ -145,20 +150,24 @@ def checks_of(hand: Hand, doc: dict, found: list[dict], *, anchor: str | None | 
     return out
 
 
-def anchor_problem(table_id: int, chain: dict) -> str | None:
-    """Why the document's chain is not anchored in the stored log, or None."""
+def anchor_problem(table_id: int, chain: dict, *, log: TableLog | None = None) -> str | None:
+    """Why the document's chain is not anchored in the stored log (its rows, or the archive of a
+    compacted table), or None."""
     start_seq, start_hash = chain["start_seq"], chain["start_hash"]
+    log = log or TableLog(table_id)
     if start_seq == 0:
         if start_hash != GENESIS_HASH:
             return "the table's first event does not link to the genesis hash"
     else:
-        before = TableEvent.objects.filter(table_id=table_id, seq=start_seq).values_list("hash", flat=True).first()
+        event = log.at(start_seq)
+        before = event.hash if event else None
         if before is None:
             return f"seq {start_seq}, the event before this hand, is missing from the log"
         if before != start_hash:
             return f"the hand links to a hash that is not the one of seq {start_seq} before it"
     seq, last_hash = Table.objects.filter(pk=table_id).values_list("seq", "last_hash").get()
-    last = TableEvent.objects.filter(table_id=table_id, seq=seq).values_list("hash", flat=True).first()
+    event = log.at(seq) if seq else None
+    last = event.hash if event else None
     if seq and last != last_hash:
         return (f"the table row says its log ends at seq {seq}, but that event is "
                 f"{'missing' if last is None else 'not the one it names'}: events at the end were removed or changed")

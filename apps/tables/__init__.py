@@ -31,5 +31,6 @@ matches); ``unit``, ``checks``, ``transitions``, ``session`` (the state machine)
 ``outbox``, ``rows`` (the raw SQL of a move), ``hand_cache``; ``presenters``/``selectors``/
 ``summary`` (read side); ``consumers``/``hub``/``watch`` (sockets, a process's table groups,
 lost-update catch-up); ``verify``
-(hash chains and replays); ``engine_io`` (what a live hand asks of apps.engine).
+(hash chains and replays); ``eventlog`` (the one reader of a table's events: its rows, or after
+compaction its ``archive``); ``engine_io`` (what a live hand asks of apps.engine).
 """

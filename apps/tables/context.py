@@ -14,7 +14,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from . import engine_io, hand_cache, rows, stages
-from .models import Hand, HandStatus, Seat, Table, TableEvent
+from .eventlog import hand_events, since
+from .models import Hand, HandStatus, Seat, Table
 from .outbox import Outbox
 
 
@@ -128,8 +129,7 @@ def caught_up_hand(table: Table) -> tuple[Hand, object] | None:
     seq, hand, engine_hand = older
     if hand.status != HandStatus.PLAYING:
         return None
-    rows = list(TableEvent.objects.filter(table=table, seq__gt=seq).order_by("seq")
-                .values_list("hand_id", "type", "payload"))
+    rows = [(e.hand_id, e.type, e.payload) for e in since(table.pk, seq)]
     if len(rows) != table.seq - seq or any(h != hand.pk or t not in IN_HAND_EVENTS for h, t, _ in rows):
         return None
     before = len(engine_hand.events)
@@ -156,9 +156,8 @@ def current_hand(table: Table) -> tuple[Hand | None, object]:
     engine_hand = engine_io.load_hand(hand.state)
     if hand.status == HandStatus.PLAYING:
         done = len(hand.state.get("actions") or [])
-        logged = (TableEvent.objects.filter(hand=hand, type="action").order_by("seq")
-                  .values_list("payload", flat=True))
-        engine_io.apply_logged(engine_hand, list(logged)[done:])
+        logged = [e.payload for e in hand_events(hand, types=("action",))]
+        engine_io.apply_logged(engine_hand, logged[done:])
     return hand, engine_hand
 
 

@@ -132,6 +132,9 @@ class Table(RuleSnapshot):
                          name="tables_club_open"),
             models.Index(fields=["club", "created_at"], condition=Q(status__in=["finished", "dissolved"]),
                          name="tables_club_closed"),
+            # The compaction job's range scan (apps/replays/retention.py): ended tables by end time.
+            models.Index(fields=["finished_at"], condition=Q(status__in=["finished", "dissolved"]),
+                         name="tables_ended_finished_at"),
         ]
 
     def __str__(self) -> str:
@@ -273,3 +276,42 @@ class TableEvent(models.Model):
             models.UniqueConstraint(fields=["table", "seq"], name="tables_event_seq_unique"),
             models.CheckConstraint(condition=Q(seq__gte=1), name="tables_event_seq_gte_1"),
         ]
+
+
+ARCHIVE_FORMAT = "paohuzi-log/1"
+
+
+class TableArchive(models.Model):
+    """The event log of a compacted table: what its ``TableEvent`` rows held, in one compressed value.
+
+    An ended table whose last hand is old (apps/replays/retention.py) keeps its log here instead of
+    one row per event: ``data`` is zlib of JSON lines, a header then one line per segment (a run of
+    one hand's events, or of table events), each event ``[seq, created_at, type, payload, hash,
+    hand_id]`` exactly as its row held it (payload keys in the order read, so an export is
+    byte-identical; ``prev_hash`` is the previous event's hash), seqs 1 to ``last_seq`` without a
+    gap: every hash of the chain from the genesis hash is kept and is checked again by every
+    verification. ``digest`` is sha256 of the uncompressed value. Read only through
+    ``apps.tables.eventlog`` (apps/tables/archive.py encodes and decodes it).
+    """
+
+    table = models.OneToOneField(Table, on_delete=models.CASCADE, related_name="archive")  # one per table
+    format = models.CharField(max_length=20, default=ARCHIVE_FORMAT)
+    last_seq = models.PositiveIntegerField()  # the log's events 1..last_seq are in ``data``
+    events = models.PositiveIntegerField()
+    hands = models.PositiveIntegerField(default=0)  # the table's hands with events in the archive
+    last_hash = models.CharField(max_length=64)  # the hash of event ``last_seq``
+    digest = models.CharField(max_length=64)  # sha256 hex of the uncompressed JSON
+    raw_bytes = models.PositiveIntegerField()  # the uncompressed JSON's size
+    data = models.BinaryField()
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(condition=Q(last_seq__gte=1) & Q(events=models.F("last_seq")),
+                                   name="tables_archive_whole_log"),
+            models.CheckConstraint(condition=Q(format=ARCHIVE_FORMAT), name="tables_archive_format"),
+            models.CheckConstraint(condition=Q(raw_bytes__gt=0), name="tables_archive_not_empty"),
+        ]
+
+    def __str__(self) -> str:
+        return f"archive of table {self.table_id} ({self.events} events)"

@@ -10,22 +10,21 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.db.models import Max, Min
 
 from apps.engine import __version__ as ENGINE_VERSION
 from apps.engine.export import FORMAT
 from apps.engine.rules import RuleSet, overrides_of
 
 from .chain import GENESIS_HASH
-from .models import ENDED_HAND_STATUSES, Hand, HandStatus, Seat, Table, TableEvent
+from .eventlog import Event, TableLog, hand_events
+from .models import ENDED_HAND_STATUSES, Hand, Seat, Table
 
 ENDED = ENDED_HAND_STATUSES
 
 
 def hand_record(hand: Hand) -> dict:
     """The engine's hand record (ENGINE_CLI.md "replay") rebuilt from the table's rows."""
-    events = list(TableEvent.objects.filter(hand=hand).order_by("seq").values_list("type", "payload"))
-    return record_from_rows(hand, events)
+    return record_from_rows(hand, [(e.type, e.payload) for e in hand_events(hand)])
 
 
 def record_from_rows(hand: Hand, events: list[tuple[str, Any]]) -> dict:
@@ -53,8 +52,8 @@ def _iso(dt) -> str | None:
 EVENT_COLUMNS = ("seq", "created_at", "type", "payload", "prev_hash", "hash", "hand_id")
 
 
-def event_part(row: tuple) -> dict:
-    """An export event from a ``TableEvent`` row read as ``EVENT_COLUMNS``."""
+def event_part(row: Event) -> dict:
+    """An export event from a log event (``apps.tables.eventlog``; its fields are ``EVENT_COLUMNS``)."""
     seq, created_at, type_, payload, prev_hash, hash_, _hand_id = row
     seat = payload.get("seat") if isinstance(payload, dict) else None
     return {
@@ -72,7 +71,7 @@ def table_part(table: Table) -> dict:
     }
 
 
-def hand_part(hand: Hand, table: Table, events: list[tuple], seats: dict[int, Seat], names: dict) -> dict:
+def hand_part(hand: Hand, table: Table, events: list[Event], seats: dict[int, Seat], names: dict) -> dict:
     """The header, events, result and totals of one ended hand (``ledger`` None: replays adds it)."""
     players = {int(k): v for k, v in (hand.players or {}).items()}
     seat_rows = []
@@ -94,40 +93,39 @@ def hand_part(hand: Hand, table: Table, events: list[tuple], seats: dict[int, Se
     }
 
 
-def document(table: Table, hands: list[Hand], *, scope: str) -> dict:
+def document(table: Table, hands: list[Hand], *, scope: str, log: TableLog | None = None) -> dict:
     """A ``paohuzi-hand/1`` document of ended ``hands`` (in order) of ``table``, without ledger parts.
 
     Queries: the events of the covered seq range (one), the event after it (one), the seats and
-    the players' names (two): a constant number whatever the hands' length. ``scope`` "hand" covers
+    the players' names (two): a constant number whatever the hands' length. A compacted table's
+    events come from its archive (``eventlog``: one more query, decoded once). ``scope`` "hand" covers
     the hand's events from its first to its last (and any table event between them); "session"
     covers the table's log from seq 1 (the genesis hash) to its end, or to just before a hand in play.
+    ``log``: the table's reader when the caller reads more of the log (it decodes an archive once).
     """
     if not hands or any(h.status not in ENDED for h in hands):
         raise ValueError("only ended hands are exported")
-    ids = [h.pk for h in hands]
-    bounds = TableEvent.objects.filter(hand_id__in=ids).aggregate(first=Min("seq"), last=Max("seq"))
-    if bounds["first"] is None:
+    log = log or TableLog(table.pk)
+    span = log.span([h.pk for h in hands])
+    if span is None:
         raise ValueError("the hand has no events")
-    first, last = bounds["first"], bounds["last"]
+    first, last = span
     if scope == "session":  # the whole log, but never an event of a hand in play (or after it)
         first = 1
-        playing = (TableEvent.objects.filter(table=table, hand__status=HandStatus.PLAYING)
-                   .aggregate(first=Min("seq"))["first"])
+        playing = log.playing_start()
         last = playing - 1 if playing is not None else max(last, table.seq)
-    rows = list(TableEvent.objects.filter(table=table, seq__gte=first, seq__lte=last).order_by("seq")
-                .values_list(*EVENT_COLUMNS))
-    following = (TableEvent.objects.filter(table=table, seq__gt=last).order_by("seq")
-                 .values_list("seq", "prev_hash").first())
-    end_hash = following[1] if following else table.last_hash
+    rows = log.events(first, last)
+    following = log.after(last)
+    end_hash = following.prev_hash if following else table.last_hash
     seats = {s.index: s for s in Seat.objects.filter(table=table)}
     user_ids = {u for h in hands for u in (h.players or {}).values() if u} | {s.user_id for s in seats.values() if s.user_id}
     names = {u.pk: u.name for u in get_user_model().objects.filter(pk__in=user_ids)}
     by_hand: dict[int, list[tuple]] = {h.pk: [] for h in hands}
     other = []
     for row in rows:
-        (by_hand[row[6]] if row[6] in by_hand else other).append(row)
-    start_seq = rows[0][0] - 1 if scope == "hand" and rows else 0
-    start_hash = rows[0][4] if scope == "hand" and rows else GENESIS_HASH
+        (by_hand[row.hand_id] if row.hand_id in by_hand else other).append(row)
+    start_seq = rows[0].seq - 1 if scope == "hand" and rows else 0
+    start_hash = rows[0].prev_hash if scope == "hand" and rows else GENESIS_HASH
     return {
         "format": FORMAT,
         "scope": scope,

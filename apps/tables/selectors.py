@@ -13,6 +13,7 @@ from apps.clubs.access import is_manager
 from apps.clubs.selectors import membership_for
 
 from .context import lock
+from .eventlog import tables_events
 from .models import (
     ENDED_TABLE_STATUSES,
     OPEN_TABLE_STATUSES,
@@ -20,7 +21,6 @@ from .models import (
     HandStatus,
     Seat,
     Table,
-    TableEvent,
     TableStatus,
 )
 from .outbox import view_seq
@@ -133,9 +133,8 @@ def seat_play(*, table_ids: list[int]) -> SeatPlay:
             totals.setdefault((table_id, user_id), []).append(total)
     moved: set[tuple[int, int]] = set()
     timed_out: set[tuple[int, int]] = set()
-    for table_id, type_, payload in TableEvent.objects.filter(
-        table_id__in=table_ids, type__in=["action", "seat.tuoguan", "seat.timeout", "piao.choose"]
-    ).values_list("table_id", "type", "payload"):
+    logs = tables_events(table_ids, ("action", "seat.tuoguan", "seat.timeout", "piao.choose"))
+    for table_id, type_, payload in ((t, e.type, e.payload) for t, events in logs.items() for e in events):
         seat = (table_id, payload.get("seat"))
         if type_ == "seat.timeout":
             timed_out.add(seat)

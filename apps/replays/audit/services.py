@@ -20,7 +20,8 @@ from apps.clubs import access
 from apps.clubs import services as club_services
 from apps.clubs.models import Membership
 from apps.ledgers.services import adjustment_create
-from apps.tables.models import Hand, TableEvent
+from apps.tables.eventlog import TableLog
+from apps.tables.models import Hand
 from apps.tables.records import hand_record
 
 from .hand_signals import card_signals, flows
@@ -161,10 +162,9 @@ def _together(hand: Hand) -> Counter:
     Seats are taken and left only before a table starts, so the first hand of a table sees every
     such event; each pair counts once per table and kind.
     """
-    events = TableEvent.objects.filter(table_id=hand.table_id, type__in=("seat.join", "seat.leave")).order_by("seq")
     occupant: dict[int, int] = {}
     moves: dict[str, list] = {"joins_together": [], "leaves_together": []}
-    for ev in events.only("type", "payload", "created_at"):
+    for ev in TableLog(hand.table_id).of_types(("seat.join", "seat.leave")):
         seat = ev.payload.get("seat")
         if ev.type == "seat.join" and ev.payload.get("user") is not None:
             occupant[seat] = int(ev.payload["user"])

@@ -14,8 +14,12 @@ At each size, for each page (fetched through Django's test client as the role th
 each job: median wall ms and this process's CPU ms over ``--repeat`` calls, and the queries; every
 query of every page is EXPLAINed and a sequential scan of a table of more than 10,000 rows is
 reported. Also the settlement per hand with and without its leaderboard update, and the bytes per
-hand in PostgreSQL (tables and their indexes). One JSON line per size, then a summary of the ratio
-largest : smallest per item. Use a database of your own: it writes millions of rows.
+hand in PostgreSQL (tables and their indexes). Then the retention job (apps/replays/retention.py)
+compacts every table with event rows but the last ``--keep-rows``, and the event log's bytes per hand
+before and after, the job's cost per table, and the replay page, export and verification of a
+compacted hand against a row-stored one are measured (``apps/replays/management/scale_retention.py``;
+``--no-compact`` skips it). One JSON line per size, then a summary of the ratio largest : smallest per
+item. Use a database of your own: it writes millions of rows.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 from django.db import connection, transaction
+from django.db.models import OuterRef, Sum
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
@@ -42,8 +47,10 @@ from apps.ledgers.models import Account, AccountKind, Entry, Transaction, Transa
 from apps.ledgers.posting import club_account, member_accounts
 from apps.ledgers.settlement import hand_settlement
 from apps.replays.audit.models import Dispute, PairDay, PlayerDay, ProcessedHand
+from apps.replays.management import scale_retention
 from apps.replays.management.commands.verify_bench import _json, _Log, played_hands
-from apps.tables.models import Hand, Seat, Table, TableEvent
+from apps.tables.eventlog import hand_rows_exist, rows_exist
+from apps.tables.models import Hand, Seat, Table, TableArchive, TableEvent
 
 HANDS_PER_TABLE = 20
 MEMBERS = 40
@@ -51,7 +58,7 @@ BIG_TABLE_ROWS = 10_000
 HAND_TABLES = [
     "tables_hand", "tables_tableevent", "ledgers_transaction", "ledgers_entry", "ledgers_leaderboardbucket",
     "audit_processedhand", "audit_pairday", "audit_pairmonth", "audit_playerday", "audit_playermonth",
-    "audit_pairhand",
+    "audit_pairhand", "tables_tablearchive",
 ]
 
 
@@ -69,12 +76,16 @@ class Command(BaseCommand):
         parser.add_argument("--repeat", type=int, default=7)
         parser.add_argument("--settle-sample", type=int, default=200, help="hands settled to time the update")
         parser.add_argument("--measure-club", type=int, help="only measure this club, built by an earlier run")
+        parser.add_argument("--keep-rows", type=int, default=5,
+                            help="tables with event rows left uncompacted at each size (the row-stored sample)")
+        parser.add_argument("--no-compact", action="store_true", help="do not run or measure the retention job")
 
     def handle(self, *args, **opts):
         if connection.vendor != "postgresql":
             raise CommandError("scale_bench measures PostgreSQL: set DATABASE_URL to a database of your own.")
         sizes = sorted(int(s) for s in opts["hands"].split(","))
         self.opts = opts
+        self.hand_tables = HAND_TABLES
         if opts["measure_club"]:  # measure again (a quieter moment) what an earlier run built
             self.club = Club.objects.get(pk=opts["measure_club"])
             self.users = [m.user for m in Membership.objects.filter(club=self.club).select_related("user")
@@ -338,6 +349,8 @@ class Command(BaseCommand):
         out["items"].update(self.settlement_cost())
         out["seq_scans_of_big_tables"] = scans
         out["bytes_per_hand"] = self.bytes_per_hand(size)
+        if not self.opts["no_compact"]:
+            out["retention"] = scale_retention.measure(self, size)
         return out
 
     @staticmethod
@@ -390,14 +403,16 @@ class Command(BaseCommand):
 
     def bytes_per_hand(self, size: int) -> dict:
         hands = Hand.objects.filter(table__club=self.club).count()
-        with_events = TableEvent.objects.filter(table__club=self.club).values("hand_id").distinct().count()
-        out = {"hands": hands, "hands_with_event_logs": with_events}
+        with_events = Hand.objects.filter(table__club=self.club).filter(hand_rows_exist(OuterRef("pk"))).count()
+        archived = TableArchive.objects.filter(table__club=self.club).aggregate(n=Sum("hands"))["n"] or 0
+        out = {"hands": hands, "hands_with_event_rows": with_events, "hands_archived": archived}
         with connection.cursor() as cursor:
             for name in HAND_TABLES:
                 cursor.execute("SELECT pg_table_size(%s), pg_indexes_size(%s), "
                                "(SELECT count(*) FROM " + connection.ops.quote_name(name) + ")", [name, name])
                 table_b, index_b, rows = cursor.fetchone()
-                per = with_events if name == "tables_tableevent" else hands
+                # (an empty archive table's few pages spread over every hand, not over none)
+                per = {"tables_tableevent": with_events, "tables_tablearchive": archived}.get(name, hands) or hands
                 out[name] = {"rows": rows, "table_bytes_per_hand": round(table_b / max(per, 1)),
                              "index_bytes_per_hand": round(index_b / max(per, 1))}
         out["total_bytes_per_hand"] = sum(v["table_bytes_per_hand"] + v["index_bytes_per_hand"]
@@ -418,7 +433,10 @@ class Command(BaseCommand):
             self.stdout.write(f"ledger_audit exit {exc.code}")
         from apps.replays.verification import session_checklists
 
-        tables = list(Table.objects.filter(club=self.club, events__isnull=False).distinct().order_by("?")[:5])
+        # Whole sessions, not the table whose event-less hands settle_hand's timing added.
+        whole = Table.objects.filter(club=self.club, hands_per_session__lte=HANDS_PER_TABLE)
+        tables = list(whole.filter(rows_exist(OuterRef("pk"))).order_by("?")[:5])
+        tables += list(whole.filter(archive__isnull=False).order_by("?")[:5])
         checked = failed = 0
         for table in tables:  # a verify_hands sample: whole sessions (the chain runs across hands)
             hands = list(Hand.objects.filter(table=table).order_by("number"))
