@@ -6,6 +6,7 @@ Import the fixtures into a test module (``from export_helpers import *``): pytes
 from __future__ import annotations
 
 import hashlib
+import io
 import itertools
 import random
 import sys
@@ -19,7 +20,7 @@ from tables_helpers import play_hand_via_services, ready_all  # noqa: E402
 
 from apps.tables import services, session  # noqa: E402
 
-__all__ = ["_deterministic_deals", "play_table", "replay_club", "seat_players"]
+__all__ = ["_deterministic_deals", "play_table", "replay_club", "run_command", "seat_players"]
 
 
 @pytest.fixture(autouse=True)
@@ -84,3 +85,16 @@ def play_table(replay_club, seat_players):
             played.append(play_hand_via_services(table.pk, users, rng, kind="greedy"))
 
     return _play
+
+
+def run_command(*args) -> tuple[int, str]:
+    """A management command's exit code and output (a CommandError's message included)."""
+    from django.core.management import call_command
+    from django.core.management.base import CommandError
+
+    out = io.StringIO()
+    try:
+        call_command(*args, stdout=out)
+    except CommandError as exc:
+        return exc.returncode, out.getvalue() + str(exc)
+    return 0, out.getvalue()

@@ -8,16 +8,14 @@ a crash between writing the archive and deleting the rows leaves the rows as the
 
 from __future__ import annotations
 
-import io
 import json
 from datetime import timedelta
 
 import pytest
-from django.core.management import call_command
-from django.core.management.base import CommandError
 from django.urls import reverse
 from django.utils import timezone
 from export_helpers import *  # noqa: F403 - the fixtures (play_table, replay_club, seat_players, deals)
+from export_helpers import run_command
 
 from apps.engine.export import verify_document
 from apps.ledgers.models import SweepMark
@@ -45,15 +43,6 @@ def age(table: Table, by: timedelta = OLD) -> Table:
 def dumped(doc: dict) -> str:
     """An export as the download writes it, without its own time of export."""
     return json.dumps({k: v for k, v in doc.items() if k != "exported_at"}, ensure_ascii=False, indent=1)
-
-
-def run(*args) -> tuple[int, str]:
-    out = io.StringIO()
-    try:
-        call_command(*args, stdout=out)
-    except CommandError as exc:
-        return exc.returncode, out.getvalue() + str(exc)
-    return 0, out.getvalue()
 
 
 def everything(table: Table, hands: list[Hand]) -> dict:
@@ -100,7 +89,7 @@ def test_a_compacted_table_replays_exports_and_verifies_as_before(play_table, re
     # The engine's standalone verifier passes on the export made from the archive.
     doc = session_document(table)
     assert all(c["ok"] for c in verify_document(doc)), [c for c in verify_document(doc) if not c["ok"]]
-    code, out = run("verify_hands", "--club", str(replay_club.pk))
+    code, out = run_command("verify_hands", "--club", str(replay_club.pk))
     assert code == 0 and "passed 2, failed 0" in out, out
 
 
@@ -142,7 +131,7 @@ def test_a_tampered_archive_fails_verification(play_table, replay_club):
     assert not checks["chain"].ok and f"seq {target.seq}" in checks["chain"].detail
     assert not checks["replay"].ok
     assert all(c.ok for c in checklist(Hand.objects.get(pk=hands[0].pk)))  # hand 1 is untouched
-    code, out = run("verify_hands", "--club", str(replay_club.pk))
+    code, out = run_command("verify_hands", "--club", str(replay_club.pk))
     assert code == 1 and "passed 1, failed 1" in out and "failed chain: 1" in out, out
     # A byte flipped in the stored value: it no longer matches its digest, and every check says so.
     data = bytearray(stored.data)
@@ -151,7 +140,7 @@ def test_a_tampered_archive_fails_verification(play_table, replay_club):
     checks = checklist(Hand.objects.get(pk=hands[0].pk))
     assert [c.key for c in checks] == ["document"] and not checks[0].ok
     assert "archive of table" in checks[0].detail
-    code, out = run("verify_hands", "--club", str(replay_club.pk))
+    code, out = run_command("verify_hands", "--club", str(replay_club.pk))
     assert code == 1 and "passed 0, failed 2" in out, out
 
 
@@ -202,7 +191,7 @@ def test_a_rerun_is_a_no_op_and_the_mark_advances(play_table, django_assert_max_
     third, _ = play_table("luzhou", 4, hands=1)
     age(third, OLD + timedelta(days=30))
     assert compact_all(now=now + timedelta(days=2)).results == []
-    code, out = run("compact_events", "--club", str(third.club_id))
+    code, out = run_command("compact_events", "--club", str(third.club_id))
     assert code == 0 and f"table {third.pk} " in out and "1 compacted" in out, out
     assert SweepMark.objects.get(name=retention.SWEEP).mark == cutoff + timedelta(days=2)  # --club left it
 
@@ -244,19 +233,19 @@ def test_a_broken_log_keeps_its_rows_and_does_not_hold_the_mark(play_table):
 def test_the_command_dry_run_and_options(play_table, replay_club):
     table, _ = play_table("full", 3, hands=2)
     age(table, timedelta(days=40))
-    code, out = run("compact_events")
+    code, out = run_command("compact_events")
     assert code == 0 and "0 compacted" in out  # 40 days is younger than the default 395
-    code, out = run("compact_events", "--older-than-days", "30", "--dry-run")
+    code, out = run_command("compact_events", "--older-than-days", "30", "--dry-run")
     assert code == 0 and f"table {table.pk} " in out and "would compact" in out and "1 would be" in out, out
     assert TableEvent.objects.filter(table=table).count() == table.seq and not TableArchive.objects.exists()
-    code, out = run("compact_events", "--older-than-days", "30", "--club", str(replay_club.pk + 999))
+    code, out = run_command("compact_events", "--older-than-days", "30", "--club", str(replay_club.pk + 999))
     assert code == 0 and "0 compacted" in out
-    code, out = run("compact_events", "--older-than-days", "30")
+    code, out = run_command("compact_events", "--older-than-days", "30")
     assert code == 0, out
     assert f"table {table.pk} " in out and "compacted, " in out and "1 compacted" in out
     assert "bytes of JSON" in out and "ms CPU" in out and f"mark {retention.SWEEP}" in out
     assert TableArchive.objects.filter(table=table).exists() and not TableEvent.objects.filter(table=table).exists()
-    code, out = run("compact_events", "--older-than-days", "-1")
+    code, out = run_command("compact_events", "--older-than-days", "-1")
     assert code == 2
 
 
@@ -310,7 +299,7 @@ def test_rows_written_after_compaction_are_read_with_the_archive(play_table, sea
     assert session["chain"]["end_seq"] == table.seq and session["other_events"][-1]["type"] == "seat.online"
     assert all(c["ok"] for checks in after["session_checklists"][:-1] for c in checks)
     assert after["session_checklists"][-1] == []
-    code, out = run("verify_hands", "--club", str(replay_club.pk))
+    code, out = run_command("verify_hands", "--club", str(replay_club.pk))
     assert code == 0, out
     # The job leaves such a table alone (it has its archive); the row stays a row.
     assert compact_all(now=timezone.now() + timedelta(days=1)).results == []
