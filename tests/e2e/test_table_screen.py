@@ -140,9 +140,34 @@ def assert_one_screen(page, claim: bool = True) -> None:
         if (r.width < 8 || r.height < 8) return true;
         const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
         return !(hit && (hit === el || el.contains(hit)));
-    }).map((el) => sel + ' ' + el.outerHTML.slice(0, 80)))""",
+    }).map((el) => {
+        const r = el.getBoundingClientRect();
+        const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+        return `${sel} ${el.outerHTML.slice(0, 80)} at ${[r.left, r.top, r.width, r.height].map(Math.round)}`
+            + ` under ${hit ? hit.outerHTML.slice(0, 120) : 'nothing'}`;
+    }))""",
                            [".action-bar button", ".my-hand .card", ".center .card", ".ring", ".opponent .seat-name"])
+    if hidden:
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / "one_screen_failed.png"))
     assert not hidden, hidden
+
+
+def settled_one_screen(page, seconds: float = 3.0) -> None:
+    """``assert_one_screen`` (no claim required) on a page just (re)loaded: its socket's first state
+    may still be coming, so the check is repeated until it holds or ``seconds`` pass; the last
+    failure is raised with a screenshot and the stage and panels shown at that moment."""
+    deadline = time.time() + seconds
+    while True:
+        try:
+            assert_one_screen(page, claim=False)
+            return
+        except AssertionError as exc:
+            if time.time() >= deadline:
+                shown = page.evaluate("""() => ({stage: window.tableApp.state && window.tableApp.state.stage,
+                    panels: [...document.querySelectorAll('.panel')].filter((p) => !p.hidden).map((p) => p.id)})""")
+                raise AssertionError(f"{exc} (page: {shown})") from exc
+        page.wait_for_timeout(150)
 
 
 def columns(page) -> list[list[str]]:
@@ -198,7 +223,7 @@ def test_one_screen_while_a_claim_is_open(server, browser, tmp_path, name):
     page.reload()
     page.wait_for_function("() => window.tableApp.state && window.tableApp.ui.columns.length")
     assert columns(page) == after
-    assert_one_screen(page, claim=False)  # the claim may have been passed for the seat while it was away
+    settled_one_screen(page)
 
     # Play the hand out (胡 when offered, else discard, else 过): the screen stays one screen as the
     # groups and discards pile up; then the settlement panel fits inside the viewport.
