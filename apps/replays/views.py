@@ -7,6 +7,7 @@ see, is a 404 on every route.
 from __future__ import annotations
 
 import json
+import logging
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -18,6 +19,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from apps.accounts.services import client_ip
+from apps.tables.eventlog import ArchiveCorrupt
 from apps.tables.i18n import table_strings
 from apps.tables.models import Hand
 
@@ -27,6 +29,8 @@ from .export import hand_document, session_document
 from .forms import CodeForm, ShareCreateForm
 from .models import ShareCode
 from .verification import checklist
+
+log = logging.getLogger(__name__)
 
 
 def replay_strings() -> dict:
@@ -56,10 +60,34 @@ def _checklist(hand) -> list[dict]:
     return [c.as_dict() for c in checklist(hand)]
 
 
+def _damaged(exc: ArchiveCorrupt, what: str) -> None:
+    log.error("replays: %s: the stored record is damaged: %s", what, exc)
+
+
+def _damaged_json(exc: ArchiveCorrupt, what: str) -> JsonResponse:
+    """A hand or table whose archive fails its own checks: a clear error, no partial document."""
+    _damaged(exc, what)
+    return JsonResponse({"error": "record_damaged",
+                         "message": _("This hand's stored record is damaged: it cannot be replayed or downloaded.")},
+                        status=500)
+
+
+def _damaged_page(request: HttpRequest, access: replay_access.ReplayAccess, exc: ArchiveCorrupt) -> HttpResponse:
+    hand = access.hand
+    _damaged(exc, f"hand {hand.pk}")
+    context = {"access": access, "hand": hand, "table": hand.table, "checks": _checklist(hand),
+               "dispute_url": _dispute_url(hand.pk)
+               if access.shows_club and access.role == replay_access.PLAYER else None}
+    return render(request, "replays/damaged.html", context, status=500)
+
+
 def _viewer(request: HttpRequest, access: replay_access.ReplayAccess, *, share: ShareCode | None = None,
             status: int = 200) -> HttpResponse:
     hand = access.hand
-    data = selectors.replay_data(access)
+    try:
+        data = selectors.replay_data(access)
+    except ArchiveCorrupt as exc:
+        return _damaged_page(request, access, exc)
     checks = _checklist(hand)
     context = {
         "access": access,
@@ -99,7 +127,10 @@ def hand_frames(request: HttpRequest, hand_id: int) -> HttpResponse:
     """The viewer's data as JSON (the same frames the page embeds)."""
     access = replay_access.hand_or_404(user=request.user, hand_id=hand_id)
     replay_access.record_view(access, user=request.user, route="json")
-    return JsonResponse(selectors.replay_data(access))
+    try:
+        return JsonResponse(selectors.replay_data(access))
+    except ArchiveCorrupt as exc:
+        return _damaged_json(exc, f"hand {hand_id}")
 
 
 def _attachment(document: dict, filename: str) -> HttpResponse:
@@ -115,7 +146,10 @@ def hand_export(request: HttpRequest, hand_id: int) -> HttpResponse:
     """The hand's export document (format "paohuzi-hand/1"), as a download."""
     access = replay_access.hand_or_404(user=request.user, hand_id=hand_id)
     replay_access.record_view(access, user=request.user, route="export")
-    return _attachment(hand_document(access.hand), f"paohuzi-hand-{access.hand.pk}.json")
+    try:
+        return _attachment(hand_document(access.hand), f"paohuzi-hand-{access.hand.pk}.json")
+    except ArchiveCorrupt as exc:
+        return _damaged_json(exc, f"hand {hand_id}")
 
 
 @login_required
@@ -127,7 +161,10 @@ def table_export(request: HttpRequest, table_id: int) -> HttpResponse:
     if not hands or not all(replay_access.may_open_hand(taccess, h) for h in hands):
         raise Http404
     replay_access.record_session_export(taccess, user=request.user)
-    return _attachment(session_document(taccess.table), f"paohuzi-table-{taccess.table.pk}.json")
+    try:
+        return _attachment(session_document(taccess.table), f"paohuzi-table-{taccess.table.pk}.json")
+    except ArchiveCorrupt as exc:
+        return _damaged_json(exc, f"table {table_id}")
 
 
 @login_required
@@ -246,6 +283,9 @@ def share_export(request: HttpRequest, code: str) -> HttpResponse:
     if problem is not None:
         return problem
     access = replay_access.for_share(user=request.user, hand=share.hand)
-    document = hand_document(access.hand)
+    try:
+        document = hand_document(access.hand)
+    except ArchiveCorrupt as exc:
+        return _damaged_json(exc, f"hand {share.hand_id}")
     document["table"].pop("club", None)  # a share code shows nothing of the club (the checks do not use it)
     return _attachment(document, f"paohuzi-hand-{share.code}.json")

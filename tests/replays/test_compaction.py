@@ -144,6 +144,42 @@ def test_a_tampered_archive_fails_verification(play_table, replay_club):
     assert code == 1 and "passed 0, failed 2" in out, out
 
 
+def test_a_damaged_archive_is_a_clear_error_on_every_route(play_table, seat_players, client, make_user, caplog):
+    """A byte flipped in a stored archive: the replay page says the record is damaged and shows the
+    checks (in Chinese), each JSON route answers a clear error instead of a partial document, the
+    server logs it, and nothing is written."""
+    from apps.replays.models import ShareCode
+    from apps.replays.services import share_create
+
+    table, hands = play_table("full", 3, hands=2)
+    client.force_login(seat_players[1])
+    share = share_create(user=seat_players[1], hand=Hand.objects.get(pk=hands[1].pk))
+    age(table)
+    compact_all()
+    stored = TableArchive.objects.get(table=table)
+    data = bytearray(stored.data)
+    data[len(data) // 2] ^= 0xFF
+    TableArchive.objects.filter(pk=stored.pk).update(data=bytes(data))
+    shares = ShareCode.objects.count()
+    for route in (reverse("replays:hand", args=[hands[1].pk]), reverse("replays:share_open", args=[share.code])):
+        response = client.get(route, HTTP_ACCEPT_LANGUAGE="zh-hans")
+        assert response.status_code == 500, route
+        page = response.content.decode()
+        assert "这一局的存档已损坏" in page and 'id="damaged"' in page, route
+        assert 'data-key="document"' in page and 'class="check bad"' in page, route
+    jsons = [reverse("replays:frames", args=[hands[0].pk]), reverse("replays:export", args=[hands[1].pk]),
+             reverse("replays:table_export", args=[table.pk]), reverse("replays:share_export", args=[share.code])]
+    for route in jsons:
+        response = client.get(route, HTTP_ACCEPT_LANGUAGE="zh-hans")
+        assert response.status_code == 500 and response["Content-Type"].startswith("application/json"), route
+        body = json.loads(response.content)
+        assert body["error"] == "record_damaged" and "存档已损坏" in body["message"], route
+        assert "Content-Disposition" not in response, route
+    assert sum("stored record is damaged" in r.getMessage() for r in caplog.records) == 6
+    assert TableArchive.objects.get(pk=stored.pk).data == bytes(data)
+    assert not TableEvent.objects.filter(table=table).exists() and ShareCode.objects.count() == shares
+
+
 def test_the_job_never_compacts_a_table_in_play_unsettled_or_young(play_table):
     ended, _ = play_table("full", 3, hands=1)
     young, _ = play_table("chenzhou", 2, hands=1)
