@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from urllib.parse import urlencode
 
 from django.core.exceptions import BadRequest
-from django.db.models import Q, QuerySet
+from django.db.models import Expression, Q, QuerySet
 from django.utils.translation import gettext as _
 
 
@@ -56,8 +56,9 @@ def _parse(raw: str, n: int) -> tuple[int, ...]:
     return tuple(int(p) for p in parts)
 
 
-def _after(keys: list[tuple[str, bool]], values: tuple[int, ...], forward: bool) -> Q:
-    """Rows strictly after ``values`` in the list's order (``forward``) or strictly before it."""
+def _after(keys: list[tuple[str, bool]], values: tuple[int, ...], forward: bool, also: tuple[str, ...] = ()) -> Q:
+    """Rows strictly after ``values`` in the list's order (``forward``) or strictly before it.
+    ``also``: names of columns equal to the first key, bounded like it."""
     q = Q()
     for i in range(len(keys) - 1, -1, -1):
         name, descending = keys[i]
@@ -65,21 +66,33 @@ def _after(keys: list[tuple[str, bool]], values: tuple[int, ...], forward: bool)
         step = Q(**{f"{name}__{op}": values[i]})
         q = step if i == len(keys) - 1 else step | (Q(**{name: values[i]}) & q)
     # a redundant bound on the first key keeps it a range scan of the index
-    name, descending = keys[0]
-    bound = "lte" if descending == forward else "gte"
-    return Q(**{f"{name}__{bound}": values[0]}) & q
+    bound = "lte" if keys[0][1] == forward else "gte"
+    for name in (keys[0][0], *also):
+        q = Q(**{f"{name}__{bound}": values[0]}) & q
+    return q
 
 
-def keyset_page(qs: QuerySet, *, keys: list[tuple[str, bool]], size: int, params) -> KeysetPage:
+def keyset_page(qs: QuerySet, *, keys: list[tuple[str, bool]], size: int, params,
+                first_key_also: Expression | None = None) -> KeysetPage:
     """One page of ``qs`` ordered by ``keys`` ([(field, descending)], integer fields, the last one
     unique), from the request's ``params`` (``older``/``newer``; the other ones are kept in links).
-    At most one query of ``size + 1`` rows; a malformed cursor is a 400."""
+    At most one query of ``size + 1`` rows; a malformed cursor is a 400.
+
+    ``first_key_also``: another column of the query equal to the first key (the other side of a
+    join on it), bounded too. PostgreSQL does not carry an inequality across a join's equality, and
+    may otherwise walk the joined table from its newest row to reach a deep page."""
     query = {k: v for k, v in params.items() if k not in ("older", "newer", "page")}
     order = [f"-{name}" if desc else name for name, desc in keys]
     reverse = [name if desc else f"-{name}" for name, desc in keys]
     older, newer = params.get("older"), params.get("newer")
+    if first_key_also is not None and (older or newer):
+        qs = qs.alias(_keyset_first_also=first_key_also)
+        also = ("_keyset_first_also",)
+    else:
+        also = ()
     if newer:
-        rows = list(qs.filter(_after(keys, _parse(newer, len(keys)), forward=False)).order_by(*reverse)[: size + 1])
+        rows = list(qs.filter(_after(keys, _parse(newer, len(keys)), forward=False, also=also))
+                    .order_by(*reverse)[: size + 1])
         more_newer = len(rows) > size
         rows = rows[:size][::-1]
         page = KeysetPage(rows, query=query)
@@ -87,7 +100,8 @@ def keyset_page(qs: QuerySet, *, keys: list[tuple[str, bool]], size: int, params
         page.older = _cursor(rows[-1], keys) if rows else None
         return page
     if older:
-        rows = list(qs.filter(_after(keys, _parse(older, len(keys)), forward=True)).order_by(*order)[: size + 1])
+        rows = list(qs.filter(_after(keys, _parse(older, len(keys)), forward=True, also=also))
+                    .order_by(*order)[: size + 1])
     else:
         rows = list(qs.order_by(*order)[: size + 1])
     page = KeysetPage(rows[:size], query=query)

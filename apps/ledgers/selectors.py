@@ -8,6 +8,7 @@ from datetime import date, datetime, time, timedelta
 
 from django.db import connection
 from django.db.models import Exists, Max, OuterRef, Q, QuerySet, Sum
+from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
 from apps.clubs.models import FeePayer
@@ -52,6 +53,11 @@ def club_account(*, club) -> Account | None:
 # Ledger pages list entries newest first in posting order: (transaction id desc, entry id), the
 # keyset of their pages (an account's through the (account, transaction) index).
 ENTRY_ORDER = [("transaction_id", True), ("id", False)]
+# The same transaction id on the transaction side of the join (``account_history`` and
+# ``club_entries`` join ``ledgers_transaction`` once, under its own name), bounded by a page's cursor
+# too (``keyset_page``'s ``first_key_also``): without it PostgreSQL reached a deep page of a club
+# ledger of 10^6 hands by walking every newer transaction of the club (560 ms; 0.4 ms with it).
+ENTRY_TRANSACTION_ID = RawSQL('"ledgers_transaction"."id"', ())
 
 
 def account_history(*, account: Account) -> QuerySet[Entry]:

@@ -67,12 +67,16 @@ def member_ledger(request: HttpRequest, club_id: int, user_id: int) -> HttpRespo
     return _member_page(request, club, membership, target)
 
 
+def _entry_page(entries, request: HttpRequest):
+    return keyset_page(entries, keys=selectors.ENTRY_ORDER, size=PAGE_SIZE, params=request.GET,
+                       first_key_also=selectors.ENTRY_TRANSACTION_ID)
+
+
 def _member_page(request, club, membership, target) -> HttpResponse:
     account = selectors.member_account(club=club, user=target.user)
     page = None
     if account is not None:
-        page = keyset_page(selectors.account_history(account=account), keys=selectors.ENTRY_ORDER, size=PAGE_SIZE,
-                           params=request.GET)
+        page = _entry_page(selectors.account_history(account=account), request)
     context = {
         "club": club,
         "membership": membership,
@@ -93,7 +97,7 @@ def club_ledger(request: HttpRequest, club_id: int) -> HttpResponse:
     entries = selectors.club_entries(club=club, **filters)
     if request.GET.get("format") == "csv":
         return _csv_response(club, entries)
-    page = keyset_page(entries, keys=selectors.ENTRY_ORDER, size=PAGE_SIZE, params=request.GET)
+    page = _entry_page(entries, request)
     house = selectors.club_account(club=club)
     fee_income = selectors.fee_income(
         club=club, **{k: filters.get(k) for k in ("user_id", "date_from", "date_to")}
