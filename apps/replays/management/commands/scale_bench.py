@@ -35,7 +35,7 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 from django.db import connection, transaction
-from django.db.models import OuterRef, Sum
+from django.db.models import Max, OuterRef, Sum
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
@@ -227,7 +227,9 @@ class Command(BaseCommand):
                                    resolved_at=at, outcome="ok", created_at=at)
         if n % 3 == 0:
             AuditLog.objects.bulk_create([AuditLog(club=self.club, actor=self.users[0], action="table.open",
-                                                   target_user=seated[0], detail={"table": table.pk}, created_at=at)])
+                                                   target_user=seated[0], created_at=at,
+                                                   detail={"table": table.pk, "table_name": table.name,
+                                                           "template": "", "practice": False})])
 
     def audit_rows(self, table, rows, seated) -> None:
         """What record_hand leaves for these hands: a marker each, day rows per pair and player."""
@@ -315,6 +317,10 @@ class Command(BaseCommand):
             clients[role] = Client()
             clients[role].force_login(user)
         middle = Entry.objects.filter(transaction__club=club).order_by("-transaction_id", "id")[size // 2]
+        # The history runs forward from 400 days ago at --per-day hands a day (past today from about
+        # 220,000 hands on): the 30 days are the last 30 of the history, the same window at each size.
+        last_day = timezone.localdate(Hand.objects.filter(table__club=club).aggregate(m=Max("finished_at"))["m"])
+        window = f"since={(last_day - timedelta(days=29)).isoformat()}&until={last_day.isoformat()}"
         pages = [
             ("club ledger (owner)", "owner", f"/ledgers/{club.pk}/"),
             ("club ledger, deep page (owner)", "owner", f"/ledgers/{club.pk}/?older={middle.transaction_id}.{middle.id}"),
@@ -327,7 +333,7 @@ class Command(BaseCommand):
             ("audit log (owner)", "owner", f"/clubs/{club.pk}/audit/"),
             ("dispute queue (owner)", "owner", f"/audit/clubs/{club.pk}/disputes/"),
             ("collusion report, last 30 days (owner)", "owner",
-             f"/audit/clubs/{club.pk}/collusion/?since={(timezone.localdate() - timedelta(days=30)).isoformat()}"),
+             f"/audit/clubs/{club.pk}/collusion/?{window}"),
             ("collusion report, all time (owner)", "owner", f"/audit/clubs/{club.pk}/collusion/"),
         ]
         scans = {}
