@@ -318,8 +318,10 @@ class Command(BaseCommand):
             clients[role].force_login(user)
         middle = Entry.objects.filter(transaction__club=club).order_by("-transaction_id", "id")[size // 2]
         # The history runs forward from 400 days ago at --per-day hands a day (past today from about
-        # 220,000 hands on): the 30 days are the last 30 of the history, the same window at each size.
-        last_day = timezone.localdate(Hand.objects.filter(table__club=club).aggregate(m=Max("finished_at"))["m"])
+        # 220,000 hands on, and the report counts no day after today): the 30 days end at the history's
+        # last day or today, whichever comes first, so they hold a full window's hands at each size.
+        newest = Hand.objects.filter(table__club=club).aggregate(m=Max("finished_at"))["m"]
+        last_day = min(timezone.localdate(newest), timezone.localdate())
         window = f"since={(last_day - timedelta(days=29)).isoformat()}&until={last_day.isoformat()}"
         pages = [
             ("club ledger (owner)", "owner", f"/ledgers/{club.pk}/"),
