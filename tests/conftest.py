@@ -49,6 +49,25 @@ def _test_settings(settings):
     cache.clear()
 
 
+@pytest.fixture(autouse=True)
+def _deterministic_seeds(monkeypatch, request):
+    """Deals and match seatings come from seeds derived from the test's id, so a test plays the
+    same hands every run and a failing test fails the same way again (the server's seeds come
+    from the OS's CSPRNG)."""
+    import hashlib
+
+    from apps.matches.services import clock
+    from apps.tables import session
+
+    counter = itertools.count()
+
+    def seed() -> bytes:
+        return hashlib.sha256(f"{request.node.nodeid}:{next(counter)}".encode()).digest()
+
+    monkeypatch.setattr(session, "new_seed", seed)
+    monkeypatch.setattr(clock, "new_seed", seed)
+
+
 @pytest.fixture
 def make_user(db):
     """make_user(username=None, password=None, **fields) -> User (unusable password unless given)."""

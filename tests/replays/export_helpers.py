@@ -5,7 +5,6 @@ Import the fixtures into a test module (``from export_helpers import *``): pytes
 
 from __future__ import annotations
 
-import hashlib
 import io
 import itertools
 import random
@@ -18,18 +17,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tables"))
 
 from tables_helpers import play_hand_via_services, ready_all  # noqa: E402
 
-from apps.tables import services, session  # noqa: E402
+from apps.tables import services  # noqa: E402
 
-__all__ = ["_deterministic_deals", "play_table", "replay_club", "run_command", "seat_players"]
-
-
-@pytest.fixture(autouse=True)
-def _deterministic_deals(monkeypatch, request):
-    """Seeds derived from the test's id (a failing test fails the same way again)."""
-    counter = itertools.count()
-    monkeypatch.setattr(
-        session, "new_seed", lambda: hashlib.sha256(f"{request.node.nodeid}:{next(counter)}".encode()).digest()
-    )
+__all__ = ["play_table", "replay_club", "run_command", "seat_players"]
 
 
 @pytest.fixture

@@ -51,18 +51,3 @@ def full_table(players, template):
 def _bots_at_once(settings):
     """Bots and 托管 play inside the request in tests (no pacing delay) unless a test sets one."""
     settings.TABLES_BOT_DELAY = 0
-
-
-@pytest.fixture(autouse=True)
-def _deterministic_deals(monkeypatch, request):
-    """Deals come from seeds derived from the test's id, so a failing test fails the same way again
-    (the server's seeds come from the OS's CSPRNG)."""
-    import hashlib
-    import itertools
-
-    from apps.tables import session
-
-    counter = itertools.count()
-    monkeypatch.setattr(
-        session, "new_seed", lambda: hashlib.sha256(f"{request.node.nodeid}:{next(counter)}".encode()).digest()
-    )

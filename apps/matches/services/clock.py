@@ -30,9 +30,14 @@ def apply(match: Match, now) -> None:
         close_registration(match)
 
 
+def new_seed() -> bytes:
+    """32 bytes from the OS's CSPRNG (tests replace this function to seat a known draw)."""
+    return secrets.token_bytes(32)
+
+
 def close_registration(match: Match) -> None:
     """Commit the seating seed: its sha256 is published now, the seed after round 1 is seated."""
-    seed = secrets.token_bytes(32)
+    seed = new_seed()
     match.seed_secret = seed.hex()
     match.seed_hash = hashlib.sha256(seed).hexdigest()
     match.state = MatchState.CHECKING_IN
