@@ -86,13 +86,14 @@ def legal(page) -> list[dict]:
 
 
 def play_to_claim(page) -> list[dict]:
-    """Discard (the last legal card, by two taps) until a claim (吃/碰/胡/过) is open for this seat."""
+    """Discard (the last legal card, by two taps) until a claim (吃/碰/胡/过) is open for this seat;
+    ``[]`` when the hand ended first (a random deal may give this seat no claim at all)."""
     page.set_default_timeout(2500)
     deadline = time.time() + 150
     try:
         while time.time() < deadline:
             if page.evaluate("() => window.tableApp.state.stage") in ("settle", "over"):
-                raise AssertionError("the practice hand ended before a claim came to the human seat")
+                return []
             options = legal(page)
             if CLAIMS & {a["type"] for a in options}:
                 page.wait_for_timeout(300)  # let the last render and the ring settle
@@ -135,16 +136,13 @@ def assert_one_screen(page, claim: bool = True) -> None:
             assert b["left"] >= -0.5 and b["top"] >= -0.5, (sel, b)
             assert b["right"] <= w + 0.5 and b["bottom"] <= h + 0.5, (sel, b, w, h)
     # Not clipped away nor covered: the middle of each of these is the element itself (or inside it).
-    hidden = page.evaluate("""(sels) => sels.flatMap((sel) => [...document.querySelectorAll(sel)].filter((el) => {
+    hidden = page.evaluate("""(sels) => sels.flatMap((sel) => [...document.querySelectorAll(sel)].flatMap((el) => {
         const r = el.getBoundingClientRect();
-        if (r.width < 8 || r.height < 8) return true;
-        const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
-        return !(hit && (hit === el || el.contains(hit)));
-    }).map((el) => {
-        const r = el.getBoundingClientRect();
-        const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
-        return `${sel} ${el.outerHTML.slice(0, 80)} at ${[r.left, r.top, r.width, r.height].map(Math.round)}`
-            + ` under ${hit ? hit.outerHTML.slice(0, 120) : 'nothing'}`;
+        const hit = r.width < 8 || r.height < 8 ? null
+            : document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+        if (hit && (hit === el || el.contains(hit))) return [];
+        return [`${sel} ${el.outerHTML.slice(0, 80)} at ${[r.left, r.top, r.width, r.height].map(Math.round)}`
+            + ` under ${hit ? hit.outerHTML.slice(0, 120) : 'nothing'}`];
     }))""",
                            [".action-bar button", ".my-hand .card", ".center .card", ".ring", ".opponent .seat-name"])
     if hidden:
@@ -188,9 +186,12 @@ def drag_card(page, src, target) -> None:
 def test_one_screen_while_a_claim_is_open(server, browser, tmp_path, name):
     base, club = server["url"], server["club"]
     page = open_page(browser, base, "ts_p0", VIEWPORTS[name])
-    open_practice(page, base, club)
-    options = play_to_claim(page)
-    assert CLAIMS & {a["type"] for a in options}
+    for _attempt in range(4):  # the deals are random: a new practice table when one gave no claim
+        open_practice(page, base, club)
+        options = play_to_claim(page)
+        if options:
+            break
+    assert CLAIMS & {a["type"] for a in options}, "four practice hands ended without a claim for the human seat"
     assert page.locator(".action-bar button").count() >= 1
     assert_one_screen(page)
     # Seats are named from the viewer's seat: 下家 is the next seat, 上家 the previous one.
