@@ -6,6 +6,7 @@ see, is a 404 on every route.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 
@@ -72,12 +73,31 @@ def _damaged_json(exc: ArchiveCorrupt, what: str) -> JsonResponse:
                         status=500)
 
 
+def _json_when_damaged(view):
+    """A JSON or download view whose record fails its own checks answers ``record_damaged``."""
+
+    @functools.wraps(view)
+    def wrapped(request: HttpRequest, **kwargs) -> HttpResponse:
+        try:
+            return view(request, **kwargs)
+        except ArchiveCorrupt as exc:
+            return _damaged_json(exc, ", ".join(f"{key} {value}" for key, value in kwargs.items()))
+
+    return wrapped
+
+
+def _dispute_link(access: replay_access.ReplayAccess) -> str | None:
+    """Only a player of the hand, on the club's own page (not through a share code), may dispute it."""
+    if access.shows_club and access.role == replay_access.PLAYER:
+        return _dispute_url(access.hand.pk)
+    return None
+
+
 def _damaged_page(request: HttpRequest, access: replay_access.ReplayAccess, exc: ArchiveCorrupt) -> HttpResponse:
     hand = access.hand
     _damaged(exc, f"hand {hand.pk}")
     context = {"access": access, "hand": hand, "table": hand.table, "checks": _checklist(hand),
-               "dispute_url": _dispute_url(hand.pk)
-               if access.shows_club and access.role == replay_access.PLAYER else None}
+               "dispute_url": _dispute_link(access)}
     return render(request, "replays/damaged.html", context, status=500)
 
 
@@ -100,9 +120,9 @@ def _viewer(request: HttpRequest, access: replay_access.ReplayAccess, *, share: 
         "share": share,
         "seat_choices": [(s["index"], s["name"]) for s in data["seats"]],
         "bottom": access.seat if access.seat is not None else hand.dealer,
+        "dispute_url": _dispute_link(access),
     }
     if access.shows_club:
-        context["dispute_url"] = _dispute_url(hand.pk) if access.role == replay_access.PLAYER else None
         context["share_form"] = ShareCreateForm() if access.may_share else None
         if access.may_share:  # a player who is also an admin is a PLAYER: his role is looked up again
             manager = True if access.role == replay_access.MANAGER else None
@@ -123,14 +143,12 @@ def hand_page(request: HttpRequest, hand_id: int) -> HttpResponse:
 
 @login_required
 @require_GET
+@_json_when_damaged
 def hand_frames(request: HttpRequest, hand_id: int) -> HttpResponse:
     """The viewer's data as JSON (the same frames the page embeds)."""
     access = replay_access.hand_or_404(user=request.user, hand_id=hand_id)
     replay_access.record_view(access, user=request.user, route="json")
-    try:
-        return JsonResponse(selectors.replay_data(access))
-    except ArchiveCorrupt as exc:
-        return _damaged_json(exc, f"hand {hand_id}")
+    return JsonResponse(selectors.replay_data(access))
 
 
 def _attachment(document: dict, filename: str) -> HttpResponse:
@@ -142,18 +160,17 @@ def _attachment(document: dict, filename: str) -> HttpResponse:
 
 @login_required
 @require_GET
+@_json_when_damaged
 def hand_export(request: HttpRequest, hand_id: int) -> HttpResponse:
     """The hand's export document (format "paohuzi-hand/1"), as a download."""
     access = replay_access.hand_or_404(user=request.user, hand_id=hand_id)
     replay_access.record_view(access, user=request.user, route="export")
-    try:
-        return _attachment(hand_document(access.hand), f"paohuzi-hand-{access.hand.pk}.json")
-    except ArchiveCorrupt as exc:
-        return _damaged_json(exc, f"hand {hand_id}")
+    return _attachment(hand_document(access.hand), f"paohuzi-hand-{access.hand.pk}.json")
 
 
 @login_required
 @require_GET
+@_json_when_damaged
 def table_export(request: HttpRequest, table_id: int) -> HttpResponse:
     """The session's export: only for viewers who may open every ended hand in it."""
     taccess = replay_access.table_or_404(user=request.user, table_id=table_id)
@@ -161,10 +178,7 @@ def table_export(request: HttpRequest, table_id: int) -> HttpResponse:
     if not hands or not all(replay_access.may_open_hand(taccess, h) for h in hands):
         raise Http404
     replay_access.record_session_export(taccess, user=request.user)
-    try:
-        return _attachment(session_document(taccess.table), f"paohuzi-table-{taccess.table.pk}.json")
-    except ArchiveCorrupt as exc:
-        return _damaged_json(exc, f"table {table_id}")
+    return _attachment(session_document(taccess.table), f"paohuzi-table-{taccess.table.pk}.json")
 
 
 @login_required
@@ -278,14 +292,12 @@ def share_open(request: HttpRequest, code: str) -> HttpResponse:
 
 @login_required
 @require_GET
+@_json_when_damaged
 def share_export(request: HttpRequest, code: str) -> HttpResponse:
     share, problem = _lookup(request, code)
     if problem is not None:
         return problem
     access = replay_access.for_share(user=request.user, hand=share.hand)
-    try:
-        document = hand_document(access.hand)
-    except ArchiveCorrupt as exc:
-        return _damaged_json(exc, f"hand {share.hand_id}")
+    document = hand_document(access.hand)
     document["table"].pop("club", None)  # a share code shows nothing of the club (the checks do not use it)
     return _attachment(document, f"paohuzi-hand-{share.code}.json")

@@ -42,8 +42,8 @@ print(club.pk)
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     db = tmp_path_factory.mktemp("e2e_replay") / "replay.sqlite3"
-    with serve(db, SEED, TABLES_BOT_DELAY="0.05") as (url, club_id, _shell):
-        yield {"url": url, "club": int(club_id)}
+    with serve(db, SEED, TABLES_BOT_DELAY="0.05") as (url, club_id, shell):
+        yield {"url": url, "club": int(club_id), "shell": shell}
 
 
 def felt(page) -> str:
@@ -259,3 +259,51 @@ def test_replay_from_the_settlement_panel_and_a_share_code(server, browser):
     stranger.screenshot(path=str(OUT / "replay_09_revoked.png"))
     page.context.close()
     stranger.context.close()
+
+
+DAMAGE = """
+from datetime import timedelta
+from django.utils import timezone
+from apps.replays import retention
+from apps.tables.models import Hand, Table, TableArchive
+hand = Hand.objects.filter(players__has_key="0", status="finished").order_by("-pk").first()
+Table.objects.filter(pk=hand.table_id).update(finished_at=timezone.now() - timedelta(days=400))
+retention.compact_due()
+stored = TableArchive.objects.get(table_id=hand.table_id)
+data = bytearray(stored.data)
+data[len(data) // 2] ^= 0xFF
+TableArchive.objects.filter(pk=stored.pk).update(data=bytes(data))
+print(hand.pk)
+"""
+
+
+def test_a_damaged_record_reads_clearly_on_phones_and_a_desktop(server, browser):
+    """The hand the test above played, compacted and then damaged (a byte flipped in its archive):
+    its replay page says so in Chinese with the failed check, and fits a portrait phone, a
+    landscape phone and a desktop (screenshots replay_damaged_*.png)."""
+    base, club = server["url"], server["club"]
+    page = sign_in(browser, base, "r_player")
+    finished = server["shell"]("from apps.tables.models import Hand; print(Hand.objects.filter(status='finished').count())")
+    if finished == "0":
+        page.goto(f"{base}/clubs/{club}/")  # run alone: play a hand first
+        page.check("input[name=practice]")
+        page.click("form.open-table button[type=submit]")
+        page.wait_for_selector("#waiting:not([hidden]) .act-ready")
+        page.click("#waiting .act-ready")
+        page.wait_for_function("() => window.tableApp.state && window.tableApp.state.stage !== 'seating'")
+        play_out(page)
+    hand_id = server["shell"](DAMAGE)
+    for name, (w, h) in {"portrait": (390, 844), "landscape": (844, 390), "desktop": (1280, 800)}.items():
+        page.set_viewport_size({"width": w, "height": h})
+        response = page.goto(f"{base}/replays/hands/{hand_id}/")
+        assert response.status == 500
+        alert = page.locator("#damaged .msg-error")
+        assert alert.is_visible() and "这一局的存档已损坏" in alert.inner_text()
+        assert page.locator("#damaged .check.bad").count() >= 1
+        assert_chinese(page.evaluate("""() => {  // the words, without the folded 技术细节 (hashes, commands)
+            const box = document.getElementById('damaged').cloneNode(true);
+            box.querySelectorAll('details.tech').forEach((d) => d.remove());
+            return box.textContent;
+        }"""))
+        assert_no_overflow(page)
+        page.screenshot(path=str(OUT / f"replay_damaged_{name}.png"), full_page=True)
