@@ -3,6 +3,7 @@
 import gc
 import os
 
+from django.conf import settings
 from django.core.asgi import get_asgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
@@ -26,8 +27,10 @@ application = ProtocolTypeRouter(
 
 # A server process loads everything it will run now (config/warm.py) and keeps it for its whole
 # life: freezing it keeps the cyclic garbage collector from scanning it again, which under load
-# otherwise stalls every socket of the process for ~100 ms per full collection.
+# otherwise stalls every socket of the process for ~100 ms per full collection; the thresholds
+# (settings.SERVER_GC_THRESHOLD) make the remaining full collections rare.
 load_everything()
 gc.collect()
 gc.freeze()
+gc.set_threshold(*settings.SERVER_GC_THRESHOLD)
 connect_broker_soon()

@@ -210,9 +210,12 @@ TABLES_BOT_SEARCH_WORLDS = int(os.environ.get("TABLES_BOT_SEARCH_WORLDS", "400")
 # tables serialise on their row lock, so on PostgreSQL several tables' actions run side by side.
 # More threads than that only trade the GIL back and forth: on 2 cores, 2 Daphnes at 100 tables,
 # 8 threads cost 8.7 ms of server CPU per action and p99 199 ms, 4 threads 6.6 ms and 107 ms
-# (scripts/bench_tables.sh 100, one run each). SQLite has one writer: one thread.
+# (scripts/bench_tables.sh 100, one run each). At 300 tables 4 threads starve the process's loop,
+# which then takes 36-66 ms to hand a published update on (the slowest 1%); 2 threads keep that
+# under 10 ms and gave p99/p50 5.2-6.1 against 6.4-9.0 (5 runs each, README #29). SQLite has one
+# writer: one thread.
 TABLES_DB_THREADS = 1 if DATABASES["default"]["ENGINE"].endswith("sqlite3") else int(
-    os.environ.get("TABLES_DB_THREADS", "4"))
+    os.environ.get("TABLES_DB_THREADS", "2"))
 # How often a server process checks that its table sockets have seen every update (apps/tables/watch.py).
 TABLES_WATCH_SECONDS = float(os.environ.get("TABLES_WATCH_SECONDS", "2"))
 # Presence (apps/tables/presence.py): each process marks its sockets' seats as seen this often, and
@@ -225,6 +228,11 @@ TABLES_PRESENCE_STALE_SECONDS = float(os.environ.get("TABLES_PRESENCE_STALE_SECO
 # breakdown; off in production).
 TABLES_STAGES_DIR = os.environ.get("TABLES_STAGES_DIR", "")
 TABLES_TRACE_STAGES = os.environ.get("TABLES_TRACE_STAGES", "") in ("1", "true", "yes")
+# A server process's cyclic garbage collector (config/asgi.py): Python's default (700, 10, 10) runs a
+# full collection every ~70,000 container allocations, which at 300 tables stalls each server's loop
+# for 33-270 ms about four times a run. The start-up heap is frozen, so young collections stay cheap
+# and a full collection is rare with these thresholds (scripts/bench_tables.sh 300, README #29).
+SERVER_GC_THRESHOLD = tuple(int(x) for x in os.environ.get("SERVER_GC_THRESHOLD", "50000,20,10").split(","))
 # Retention (apps/replays/retention.py): the event rows of a table that ended more than this many
 # days ago are compacted, once a day, into one verified archive per table (13 months by default).
 TABLES_COMPACT_AFTER_DAYS = int(os.environ.get("TABLES_COMPACT_AFTER_DAYS", "395"))
