@@ -232,7 +232,7 @@ TABLES_TRACE_STAGES = os.environ.get("TABLES_TRACE_STAGES", "") in ("1", "true",
 # full collection every ~70,000 container allocations, which at 300 tables stalls each server's loop
 # for 33-270 ms about four times a run. The start-up heap is frozen, so young collections stay cheap
 # and a full collection is rare with these thresholds (scripts/bench_tables.sh 300, README #29).
-SERVER_GC_THRESHOLD = tuple(int(x) for x in os.environ.get("SERVER_GC_THRESHOLD", "50000,20,10").split(","))
+SERVER_GC_THRESHOLD = tuple(int(x) for x in env_list("SERVER_GC_THRESHOLD", ["50000", "20", "10"]))
 # Retention (apps/replays/retention.py): the event rows of a table that ended more than this many
 # days ago are compacted, once a day, into one verified archive per table (13 months by default).
 TABLES_COMPACT_AFTER_DAYS = int(os.environ.get("TABLES_COMPACT_AFTER_DAYS", "395"))
