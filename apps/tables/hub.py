@@ -22,6 +22,7 @@ later ones go on, and the watch (watch.py) resyncs the sockets that missed it.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from typing import Any
 
@@ -124,6 +125,7 @@ class _Hub:
         # table id -> (joined?, the task of the last join or leave asked for)
         self.ops: dict[int, tuple[bool, asyncio.Task]] = {}
         self.order: dict[int, Sequencer] = {}  # table id -> its updates' order here
+        self.waiting: set[int] = set()  # the tables whose Sequencer holds an update (rarely any)
         self.reordered = self.given_up = 0  # updates that waited for an earlier one; waits run out
         self.reported_at = loop.time()
 
@@ -144,10 +146,13 @@ class _Hub:
             while True:
                 if receiving is None:
                     receiving = self.loop.create_task(self.layer.receive(self.channel))
-                due = [d for seq in self.order.values() if (d := seq.due()) is not None]
-                timeout = None if not due else max(0.0, min(due) - self.loop.time())
-                done, _ = await asyncio.wait({receiving}, timeout=timeout)
-                if receiving in done:
+                due = [d for t in self.waiting if (q := self.order.get(t)) is not None and (d := q.due()) is not None]
+                if due:  # an update waits for an earlier one: wake when its wait runs out
+                    await asyncio.wait({receiving}, timeout=max(0.0, min(due) - self.loop.time()))
+                else:  # (the common case: no timer, no waiter set, per update)
+                    with contextlib.suppress(Exception):  # (logged below, from the task)
+                        await receiving
+                if receiving.done():
                     task, receiving = receiving, None
                     try:
                         message = task.result()
@@ -170,13 +175,20 @@ class _Hub:
         ready = seq.arrive(message, now=self.loop.time())
         if not ready:
             self.reordered += 1
+        if seq.since is None:
+            self.waiting.discard(table_id)
+        else:
+            self.waiting.add(table_id)
         for m in ready:
             await _deliver(m)
 
     async def _overdue(self) -> None:
         now = self.loop.time()
-        for seq in list(self.order.values()):
-            late = seq.overdue(now=now)
+        for table_id in list(self.waiting):
+            seq = self.order.get(table_id)  # (None: the table was left during a delivery)
+            late = [] if seq is None else seq.overdue(now=now)
+            if seq is None or seq.since is None:
+                self.waiting.discard(table_id)
             if late:
                 self.given_up += 1
                 for m in late:
@@ -238,6 +250,7 @@ class _Hub:
             if joined and not _sockets.get(table_id):
                 out.append(self._chain(table_id, False))
                 self.order.pop(table_id, None)
+                self.waiting.discard(table_id)
         return out
 
 
