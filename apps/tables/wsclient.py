@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import json
 import os
 import struct
 from urllib.parse import urlsplit
+
+import orjson
 
 
 class WebSocket:
@@ -42,7 +43,7 @@ class WebSocket:
         return cls(reader, writer)
 
     async def send_json(self, obj) -> None:
-        data = json.dumps(obj).encode()
+        data = orjson.dumps(obj)
         header = bytearray([0x81])
         n = len(data)
         if n < 126:
@@ -52,7 +53,9 @@ class WebSocket:
         else:
             header += bytes([0x80 | 127]) + struct.pack("!Q", n)
         mask = os.urandom(4)
-        self.writer.write(bytes(header) + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(data)))
+        key = int.from_bytes((mask * (n // 4 + 1))[:n], "big")  # (one XOR of big ints, not one per byte)
+        masked = (int.from_bytes(data, "big") ^ key).to_bytes(n, "big")
+        self.writer.write(bytes(header) + mask + masked)
         await self.writer.drain()
 
     async def recv_json(self):
@@ -73,7 +76,7 @@ class WebSocket:
                 continue
             chunks += payload
             if fin:
-                return json.loads(chunks.decode())
+                return orjson.loads(chunks)
 
     async def close(self) -> None:
         try:

@@ -302,7 +302,8 @@ class Command(BaseCommand):
         try:
             while True:
                 try:
-                    msg = await asyncio.wait_for(sock["ws"].recv_json(), IDLE_RESYNC)
+                    async with asyncio.timeout(IDLE_RESYNC):  # (no task per message, as wait_for makes)
+                        msg = await sock["ws"].recv_json()
                 except TimeoutError:  # nothing for a while: ask for the state, as the page does
                     stats["idle_resyncs"] = stats.get("idle_resyncs", 0) + 1
                     stats.setdefault("idle_detail", []).append(_idle_detail(table_id, me))
