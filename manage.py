@@ -7,6 +7,9 @@ import sys
 
 def main() -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    from config.loop import install
+
+    install()  # before Daphne is imported (serve, runserver) or the load tool starts its loop
     from django.core.management import execute_from_command_line
 
     execute_from_command_line(sys.argv)

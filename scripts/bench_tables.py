@@ -24,7 +24,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PY = str(ROOT / ".venv" / "bin" / "python")
-DAPHNE = str(ROOT / ".venv" / "bin" / "daphne")
 UVICORN = str(ROOT / ".venv" / "bin" / "uvicorn")
 TICK = os.sysconf("SC_CLK_TCK")
 
@@ -35,7 +34,7 @@ def server_command(server: str, port: int) -> list[str]:
     the serving layer costs (ARCHITECTURE.md keeps Daphne)."""
     app = "config.asgi:application"
     if server == "daphne":
-        return [DAPHNE, "-p", str(port), app]
+        return [PY, "-m", "config.server", "-p", str(port), app]  # (on uvloop unless SERVER_LOOP=asyncio)
     if server == "uvicorn":
         return [UVICORN, app, "--host", "127.0.0.1", "--port", str(port), "--loop", "uvloop",
                 "--http", "httptools", "--ws", "websockets", "--no-access-log", "--log-level", "warning"]
@@ -138,7 +137,7 @@ def main() -> int:
                               "--hands", str(hands), "--spread", spread,
                               "--spectators", spectators,
                               *(["--trace", os.environ["BENCH_TRACE"]] if os.environ.get("BENCH_TRACE") else [])],
-                             cwd=ROOT, env=env,
+                             cwd=ROOT, env={**env, "SERVER_LOOP": os.environ.get("BENCH_CLIENT_LOOP", "uvloop")},
                              capture_output=True, text=True)
         children_after = resource.getrusage(resource.RUSAGE_CHILDREN)
         after = [cpu_times(p.pid) for p in servers]

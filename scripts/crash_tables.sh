@@ -17,7 +17,7 @@ PY=.venv/bin/python
 [ -x "$PY" ] || ./dev setup
 "$PY" manage.py migrate -v0
 OUT=$(mktemp)
-start_server() { .venv/bin/daphne -p "$PORT" config.asgi:application >>"$OUT.server" 2>&1 & echo $!; }
+start_server() { .venv/bin/python -m config.server -p "$PORT" config.asgi:application >>"$OUT.server" 2>&1 & echo $!; }
 SERVER=$(start_server)
 trap 'kill -9 $SERVER 2>/dev/null || true' EXIT
 sleep 3

@@ -1,4 +1,4 @@
-"""A real Daphne (tests/e2e/e2e_asgi.py) on a fresh SQLite database for the browser tests.
+"""A real Daphne (``python -m config.server``, tests/e2e/e2e_asgi.py) on a fresh SQLite database for the browser tests.
 
 ``serve(db, seed_script, **env)`` migrates, runs ``seed_script`` in ``manage.py shell`` (its last
 printed line is returned as ``seed``), starts Daphne on a free port and waits for it; it yields
@@ -41,7 +41,7 @@ def serve(db: Path, seed_script: str, **extra_env: str):
     subprocess.run([*MANAGE, "migrate", "-v0"], cwd=ROOT, env=env, check=True)
     seed = shell(seed_script)
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port),
+    proc = subprocess.Popen([sys.executable, "-m", "config.server", "-b", "127.0.0.1", "-p", str(port),
                              "e2e_asgi:application"], cwd=ROOT, env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.time() + 20
