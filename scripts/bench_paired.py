@@ -28,7 +28,7 @@ import subprocess
 import sys
 import time
 
-from bench_tables import PY, ROOT, cpu_times, psql, server_command, wait_port
+from bench_tables import PY, ROOT, cpu_times, fresh_services, server_command, stop_and_drop, wait_port
 
 DB, REDIS_DB, BASE_PORT = "paohuzi_paired", "7", 8850
 
@@ -53,10 +53,7 @@ def main() -> int:
     if len(sys.argv) != 4:
         raise SystemExit(__doc__)
     tables, arms = int(sys.argv[1]), sys.argv[2:4]
-    env = {**os.environ, "DATABASE_URL": f"postgres://postgres@127.0.0.1:5432/{DB}",
-           "REDIS_URL": f"redis://127.0.0.1:6379/{REDIS_DB}"}
-    psql(f"DROP DATABASE IF EXISTS {DB}", f"CREATE DATABASE {DB}")
-    subprocess.run(["redis-cli", "-h", "127.0.0.1", "-n", REDIS_DB, "flushdb"], check=True, stdout=subprocess.DEVNULL)
+    env = fresh_services(DB, REDIS_DB)
     log = open(os.environ.get("BENCH_LOG", "/tmp/bench_tables.log"), "ab")
     servers: list[subprocess.Popen] = []
     try:
@@ -91,12 +88,7 @@ def main() -> int:
         }))
         return 0 if result["errors"] == 0 and result["verified_hands"] == result["hands"] > 0 else 1
     finally:
-        for p in servers:
-            p.kill()
-        for p in servers:
-            p.wait()
-        subprocess.run(["redis-cli", "-h", "127.0.0.1", "-n", REDIS_DB, "flushdb"], stdout=subprocess.DEVNULL)
-        psql(f"DROP DATABASE IF EXISTS {DB}")
+        stop_and_drop(servers, DB, REDIS_DB)
 
 
 if __name__ == "__main__":

@@ -91,6 +91,25 @@ def psql(*sql: str) -> None:
                        stdout=subprocess.DEVNULL, env={**os.environ, "PGOPTIONS": "-c client_min_messages=warning"})
 
 
+def fresh_services(db: str, redis_db: str) -> dict:
+    """A new empty database ``db`` and an empty Redis db; the environment that points at them."""
+    psql(f"DROP DATABASE IF EXISTS {db}", f"CREATE DATABASE {db}")
+    subprocess.run(["redis-cli", "-h", "127.0.0.1", "-n", redis_db, "flushdb"], check=True,
+                   stdout=subprocess.DEVNULL)
+    return {**os.environ, "DATABASE_URL": f"postgres://postgres@127.0.0.1:5432/{db}",
+            "REDIS_URL": f"redis://127.0.0.1:6379/{redis_db}"}
+
+
+def stop_and_drop(servers: list[subprocess.Popen], db: str, redis_db: str) -> None:
+    """Kill the servers, empty the Redis db and drop the database (whatever happened)."""
+    for p in servers:
+        p.kill()
+    for p in servers:
+        p.wait()
+    subprocess.run(["redis-cli", "-h", "127.0.0.1", "-n", redis_db, "flushdb"], stdout=subprocess.DEVNULL)
+    psql(f"DROP DATABASE IF EXISTS {db}")
+
+
 def main() -> int:
     tables = int(sys.argv[1]) if len(sys.argv) > 1 else 100
     hands = int(sys.argv[2]) if len(sys.argv) > 2 else 1
@@ -102,15 +121,10 @@ def main() -> int:
     db = os.environ.get("BENCH_DB", "paohuzi_bench")
     redis_db = os.environ.get("BENCH_REDIS_DB", "6")
     stages_dir = tempfile.mkdtemp(prefix="bench-stages-")
-    env = {**os.environ,
-           "DATABASE_URL": f"postgres://postgres@127.0.0.1:5432/{db}",
-           "REDIS_URL": f"redis://127.0.0.1:6379/{redis_db}"}
+    env = fresh_services(db, redis_db)
     if os.environ.get("BENCH_STAGES", "1") != "0":  # the servers' stage histograms and stamps
         env.update({"TABLES_STAGES_DIR": stages_dir, "TABLES_TRACE_STAGES": "1"})
     log = open(os.environ.get("BENCH_LOG", "/tmp/bench_tables.log"), "ab")
-    psql(f"DROP DATABASE IF EXISTS {db}", f"CREATE DATABASE {db}")
-    subprocess.run(["redis-cli", "-h", "127.0.0.1", "-n", redis_db, "flushdb"], check=True,
-                   stdout=subprocess.DEVNULL)
     servers: list[subprocess.Popen] = []
     try:
         subprocess.run([PY, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
@@ -177,12 +191,7 @@ def main() -> int:
         ok = result["errors"] == 0 and result["verified_hands"] == result["hands"] > 0
         return 0 if ok else 1
     finally:
-        for p in servers:
-            p.kill()
-        for p in servers:
-            p.wait()
-        subprocess.run(["redis-cli", "-h", "127.0.0.1", "-n", redis_db, "flushdb"], stdout=subprocess.DEVNULL)
-        psql(f"DROP DATABASE IF EXISTS {db}")
+        stop_and_drop(servers, db, redis_db)
         shutil.rmtree(stages_dir, ignore_errors=True)
 
 
