@@ -6,9 +6,10 @@ read here from the environment, by the entries that start a loop: ``python -m co
 (Daphne's command line, what deployments run) and ``manage.py`` (``serve``, ``runserver`` and the
 load tool, ``loadtest``). Tests that drive consumers in-process run on pytest's own loop.
 
-On the live tables benchmark (scripts/bench_tables.sh, issue #29) uvloop cut the servers' CPU per
-action by about a fifth: the loop's own work (Twisted's reads and writes, Channels' tasks, the
-Redis client's futures, the hand-off to database threads) is that much of each action.
+On the live tables benchmark at 300 tables (issue #29) uvloop cut the servers' CPU per action by
+5-7% (scripts/bench_paired.py, both loops at once: 0.927 and 0.945 of Python's loop's): the share
+of the loop's own work (callbacks, futures, the selector) in Twisted's reads and writes, Channels'
+tasks, the Redis client and the hand-off to database threads.
 """
 
 from __future__ import annotations

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.e2e.e2e_server import free_port
+
 ROOT = Path(__file__).resolve().parents[2]
 
 # Daphne's command line imports daphne.server (which makes the loop) before it parses its
@@ -72,19 +74,11 @@ def test_manage_py_serves_on_the_same_loop():
     assert _last_json(out.stdout)["loop"] == "uvloop"
 
 
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT])
 def test_a_server_on_uvloop_serves_a_page_and_stops_on_a_signal(tmp_path, stop):
     env = _env(DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}", DEBUG="true", REDIS_URL="")
     subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True, timeout=300)
-    port = _free_port()
+    port = free_port()
     proc = subprocess.Popen([sys.executable, "-m", "config.server", "-b", "127.0.0.1", "-p", str(port),
                              "config.asgi:application"], cwd=ROOT, env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
