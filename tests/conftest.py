@@ -50,6 +50,19 @@ def _test_settings(settings):
 
 
 @pytest.fixture(autouse=True)
+def _still_rate_clock(monkeypatch):
+    """Rate-limit windows are fixed (a minute, a quarter, an hour): a test that counts to a limit
+    would start again at zero if it straddled a window's end, so each test's clock stands still a
+    second into an hour (every window used divides an hour)."""
+    import time
+
+    from apps.accounts import ratelimit
+
+    start = (int(time.time()) // 3600) * 3600 + 1
+    monkeypatch.setattr(ratelimit, "clock", lambda: start)
+
+
+@pytest.fixture(autouse=True)
 def _deterministic_seeds(monkeypatch, request):
     """Deals and match seatings come from seeds derived from the test's id, so a test plays the
     same hands every run and a failing test fails the same way again (the server's seeds come
