@@ -48,6 +48,11 @@ CLOSED_ERRORS = (_Disconnected, OSError)
 # serves asyncio internals (getaddrinfo, ...), and Channels' single shared sync thread would queue
 # every table behind one another. settings.TABLES_DB_THREADS is 1 on SQLite (one writer).
 DB_EXECUTOR = ThreadPoolExecutor(max_workers=settings.TABLES_DB_THREADS, thread_name_prefix="tables-db")
+# The watch's rounds (catch-up check, presence touch: watch.py) have their own thread where the
+# database takes several writers: a presence touch held one of the two move threads for tens of
+# milliseconds every 10 s, and the moves queued behind it were the slowest 1% (README #29).
+WATCH_EXECUTOR = DB_EXECUTOR if settings.TABLES_DB_THREADS == 1 else ThreadPoolExecutor(
+    max_workers=1, thread_name_prefix="tables-watch")
 
 
 # A client message is a few hundred bytes; anything far larger is refused before it is parsed.
@@ -56,18 +61,24 @@ RESYNC_BURST = 5  # resyncs a socket may ask at once ...
 RESYNC_EVERY = 1.0  # ... and then one per this many seconds
 
 
-def db_call(func, *, recv: float | None = None):
-    """``func`` run in a ``DB_EXECUTOR`` thread with its own DB connection; ``recv``: when the
-    client's frame that asked for it came (its updates carry their stages: stages.py).
+def db_call(func, *, recv: float | None = None, executor: ThreadPoolExecutor = DB_EXECUTOR):
+    """``func`` run in a ``DB_EXECUTOR`` thread (or ``executor``'s) with its own DB connection;
+    ``recv``: when the client's frame that asked for it came (its updates carry their stages:
+    stages.py).
 
     A plain executor call: asgiref's SyncToAsync machinery (context copies, thread-sensitivity
     bookkeeping) costs more than these calls need, and DB connections are per thread anyway.
     """
     async def call(**kwargs):
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(DB_EXECUTOR, functools.partial(_in_db_thread, func, kwargs, recv))
+        return await loop.run_in_executor(executor, functools.partial(_in_db_thread, func, kwargs, recv))
 
     return call
+
+
+def watch_call(func):
+    """``func`` run in the watch's database thread (``WATCH_EXECUTOR``)."""
+    return db_call(func, executor=WATCH_EXECUTOR)
 
 
 # A connection idle this long is health-checked (a round trip) before its next call: a PostgreSQL
@@ -217,7 +228,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
         # the scope's lazy user on every delivery.
         self.user_key = str(self.user.pk)
         await self.accept()
-        watch.start(db_call)
+        watch.start(watch_call)
         await self._send_snapshot(snap)
         await self._drain()
         await hub.publish(sends)

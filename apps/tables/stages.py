@@ -16,7 +16,8 @@ through the channel layer to every process at the table:
 
 Each process keeps one histogram per stage (``record``; log-spaced buckets, a few hundred
 nanoseconds a sample, always on), plus ``loop_lag``: how late its event loop wakes a 50 ms timer,
-and ``gc``: the cyclic collector's full collections (every thread stops meanwhile).
+``gc``: the cyclic collector's full collections (every thread stops meanwhile), and ``watch``:
+each round of the catch-up watch and presence touch (watch.py), in its own database thread.
 ``settings.TABLES_STAGES_DIR`` has each process write its histograms there every watch round
 (``dump``; scripts/bench_tables.py merges them), and ``settings.TABLES_TRACE_STAGES`` adds the
 stamps to the ``update`` a socket sends (the load tool breaks each round trip down with them; off
@@ -36,7 +37,7 @@ from pathlib import Path
 
 from django.conf import settings
 
-STAGES = ("queue", "lock", "work", "return", "publish", "transit", "deliver", "send", "loop_lag", "gc")
+STAGES = ("queue", "lock", "work", "return", "publish", "transit", "deliver", "send", "loop_lag", "gc", "watch")
 # The stamps of a trace, in the order an action passes them; each stage is the time between two.
 STAMPS = ("recv", "thread", "lock", "commit", "back", "pub", "hub", "out")
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 
 from django.conf import settings
 
@@ -104,8 +105,10 @@ async def _watch(db_call) -> None:
             stages.dump()
             if not _sockets:
                 return
+            started = time.perf_counter()
             await check_once(db_call)
             if asyncio.get_running_loop().time() - _seen_at >= settings.TABLES_PRESENCE_SECONDS:
                 await touch_presence(db_call)
+            stages.record("watch", (time.perf_counter() - started) * 1000)
         except Exception:  # noqa: BLE001 - a database hiccup: try again next round
             log.exception("table watch round failed")

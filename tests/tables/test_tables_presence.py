@@ -120,3 +120,38 @@ async def test_a_consumer_that_crashes_leaves_the_watch(full_table, players, mon
         await comm.connect()
         await comm.receive_from(timeout=2)
     assert full_table.pk not in watch._sockets
+
+
+@pytest.mark.django_db
+def test_a_touch_marks_exactly_the_seats_with_a_socket_here(players, template, full_table):
+    """A player seated at two tables, with a socket at one of them only: the other seat is not seen
+    (the touch reads every seat of those tables and users at once, then keeps the exact pairs)."""
+    other = services.table_open(user=players[1], template=template)  # players[1] sits there too
+    Seat.objects.filter(table__in=[full_table, other]).update(seen_at=None, online=False)
+    assert presence.seen(players={full_table.pk: {players[1].pk}, other.pk: {players[0].pk}}) == 1
+    assert _seat(full_table, 1).seen_at is not None and _seat(full_table, 1).online
+    assert _seat(other, 0).user_id == players[1].pk  # his seat at the other table: no socket here
+    assert _seat(other, 0).seen_at is None and not _seat(other, 0).online
+    assert [_seat(full_table, i).seen_at for i in (0, 2)] == [None, None]
+    assert presence.seen(players={}) == 0
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.asyncio
+async def test_the_watch_never_holds_a_thread_of_the_moves(full_table, players, monkeypatch, settings):
+    """Found by #29's traces: a presence touch (tens of ms at 300 tables) held one of the move
+    threads, and the moves queued behind it were the slowest 1%. Where the database takes several
+    writers the watch has a thread of its own; SQLite (one writer) has one thread for everything."""
+    import threading
+
+    from apps.tables import consumers, watch
+
+    ran_in = []
+    monkeypatch.setattr(presence, "seen", lambda **kw: ran_in.append(threading.current_thread().name) or 0)
+    monkeypatch.setattr(watch, "seated_players", lambda: {full_table.pk: {players[0].pk}})
+    await watch.touch_presence(consumers.watch_call)
+    moves = await consumers.db_call(lambda: threading.current_thread().name)()
+    if settings.TABLES_DB_THREADS > 1:
+        assert ran_in[0].startswith("tables-watch") and moves.startswith("tables-db")
+    else:
+        assert ran_in[0].startswith("tables-db") and consumers.WATCH_EXECUTOR is consumers.DB_EXECUTOR
