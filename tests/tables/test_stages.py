@@ -11,7 +11,7 @@ import pytest
 from test_tables_consumer import connect, drain, in_hand, send, start_hand, wait_for
 
 from apps.tables import stages
-from apps.tables.management.commands.loadtest import _idle_detail, _stage_medians, _stages
+from apps.tables.management.commands.loadtest import _idle_detail, _kind, _stage_medians, _stages
 
 SERVER_STAGES = ("queue", "lock", "work", "return", "publish", "transit", "deliver", "send")
 
@@ -123,6 +123,14 @@ def test_load_tool_stage_medians():
     rows = [{"queue": 1.0, "work": 2.0}, {"queue": 3.0, "work": 4.0}, {"queue": 5.0}]
     assert _stage_medians(rows) == {"queue": 3.0, "work": 4.0}
     assert _stages(None, 0.0, 1.0) == {}
+
+
+def test_load_tool_names_each_timed_action_and_the_hand_ends():
+    """The trace tells the heaviest actions apart: the one whose update ended the hand (#29)."""
+    assert _kind({"type": "discard", "card": "x3"}, {"state": {"stage": "hand"}}) == "discard"
+    assert _kind({"type": "hu"}, {"state": {"stage": "settle"}}) == "hu+end"
+    assert _kind({"type": "pass"}, {"state": {"stage": "over"}}) == "pass+end"
+    assert _kind("junk", {"state": {}}) == "?"
 
 
 def test_load_tool_says_what_a_silent_socket_had_last():

@@ -22,7 +22,8 @@ loop), the server's stages (queue, lock, work, return, publish, transit, deliver
 (forwarded -> read here). ``stages_ms`` gives each stage's median over all actions and over the
 slowest 1% (latency at or above p99); ``loop_lag_ms`` how late this tool's own loop wakes a 10 ms
 timer, so its own waiting is not taken for the server's. ``--trace FILE`` writes one line per
-timed action: sent_at_s latency_ms table and its stages (name=ms).
+timed action: sent_at_s latency_ms table, its stages (name=ms) and ``kind=`` the action's type,
+with ``+end`` when its update ended the hand.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ import json
 import random
 import secrets
 import time
+from collections import Counter
 
 from django.conf import settings
 from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
@@ -73,6 +75,13 @@ def _stages(trace: dict | None, sent: float, got: float) -> dict[str, float]:
     stamps = {**trace, "sent": sent, "got": got}
     return {name: round((stamps[b] - stamps[a]) * 1000, 2) for name, a, b in TRACE_STAGES
             if a in stamps and b in stamps}
+
+
+def _kind(action: dict, update: dict) -> str:
+    """A timed action's type for the trace, with ``+end`` when its update ended the hand (the
+    heaviest actions: scoring, settlement, the next hand's bookkeeping)."""
+    kind = str(action.get("type", "?")) if isinstance(action, dict) else "?"
+    return kind + ("+end" if update["state"].get("stage") in ("settle", "over") else "")
 
 
 def _idle_detail(table_id: int, me: dict) -> dict:
@@ -118,7 +127,8 @@ class Command(BaseCommand):
                                  "(as a proxy routing /ws/tables/<id>/ by id does), 'seat' spreads one "
                                  "table's seats over the servers (every move crosses processes)")
         parser.add_argument("--trace", default="",
-                            help="write one line per timed action to this file: sent_at_s latency_ms table")
+                            help="write one line per timed action to this file: sent_at_s latency_ms table, "
+                                 "its stages and kind")
         parser.add_argument("--think-ms", default="300,1000",
                             help="a player's think time before acting, ms: 'min,max' (uniform) or one number")
         parser.add_argument("--spectators", type=int, default=0,
@@ -141,14 +151,14 @@ class Command(BaseCommand):
         elapsed = time.perf_counter() - started
         hands, verified = self._verify(tables)
         lat = stats["latencies"]
-        timed = stats["timed"]  # (sent at, latency ms, table, stages)
+        timed = stats["timed"]  # (sent at, latency ms, table, stages, kind)
         if opts["trace"]:
             with open(opts["trace"], "w") as fh:
-                for sent, ms, table_id, parts in sorted(timed, key=lambda t: t[0]):
+                for sent, ms, table_id, parts, kind in sorted(timed, key=lambda t: t[0]):
                     detail = "".join(f" {k}={v}" for k, v in parts.items())
-                    fh.write(f"{sent - started:.3f} {ms:.2f} {table_id}{detail}\n")
+                    fh.write(f"{sent - started:.3f} {ms:.2f} {table_id}{detail} kind={kind}\n")
         p50, p99 = _percentile(lat, 0.5), _percentile(lat, 0.99)
-        slowest = [parts for _, ms, _, parts in timed if ms >= p99]
+        slowest = [parts for _, ms, _, parts, _ in timed if ms >= p99]
         lag = stats["loop_lag"]
         self.stdout.write(json.dumps({
             "tables": len(tables), "hands": hands, "actions": stats["actions"], "started_at": round(started_at, 3),
@@ -156,7 +166,8 @@ class Command(BaseCommand):
                            "p999": _percentile(lat, 0.999)},
             "p99_over_p50": round(p99 / p50, 2) if p50 else None,
             "stages_ms": {"all_p50": _stage_medians([t[3] for t in timed]),
-                          "slowest_1pct_p50": _stage_medians(slowest), "slowest_n": len(slowest)},
+                          "slowest_1pct_p50": _stage_medians(slowest), "slowest_n": len(slowest),
+                          "slowest_kinds": dict(Counter(k for _, ms, _, _, k in timed if ms >= p99).most_common())},
             "loop_lag_ms": {"p50": _percentile(lag, 0.5), "p99": _percentile(lag, 0.99),
                             "max": round(max(lag), 2) if lag else 0.0},
             "gc_pauses": stats.get("gc_pauses", []),  # (at s, ms): this tool's full collections
@@ -353,10 +364,11 @@ class Command(BaseCommand):
                     for ev in msg["events"]:
                         if ev.get("type") == "action" and ev.get("seat") == mine and ev.get("by") == "player":
                             now_, wall = time.perf_counter(), time.time()
-                            sent, _, sent_wall = me["pending"]
+                            sent, action, sent_wall = me["pending"]
                             ms = (now_ - sent) * 1000
                             stats["latencies"].append(ms)
-                            stats["timed"].append((sent, ms, table_id, _stages(msg.get("trace"), sent_wall, wall)))
+                            stats["timed"].append((sent, ms, table_id, _stages(msg.get("trace"), sent_wall, wall),
+                                                   _kind(action, msg)))
                             me["pending"] = None
                             break
                 me["seq"] = max(me["seq"], msg["seq"])
