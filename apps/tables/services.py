@@ -190,10 +190,17 @@ def seat_set_online(*, user, table_id: int, online: bool) -> None:
 
 def _set_online(ctx, seat: Seat | None, online: bool) -> None:
     """A seated player's socket comes (his seat is seen now: presence.sweep leaves it alone) or
-    goes; a spectator, or a seat already so, changes nothing (the rows read are kept in the cache)."""
-    if seat is not None and online:
+    goes; a spectator, a seat already so, or a table that has ended changes nothing (the rows read
+    are kept in the cache). An ended table's log ends with its session: its players leaving the
+    result page afterwards add no ``seat.online`` rows (three transactions and updates per table
+    end, all at once, which the moves of the other tables queued behind: README #29)."""
+    if seat is None or not ctx.table.is_open:
+        ctx.nothing_changed()
+        ctx.keep_read()
+        return
+    if online:
         Seat.objects.filter(pk=seat.pk).update(seen_at=timezone.now())
-    if seat is None or seat.online == online:
+    if seat.online == online:
         ctx.nothing_changed()
         ctx.keep_read()
         return

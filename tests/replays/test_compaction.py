@@ -316,14 +316,19 @@ def test_the_archive_codec_refuses_what_is_not_the_tables_log(play_table):
 
 
 def test_rows_written_after_compaction_are_read_with_the_archive(play_table, seat_players, replay_club):
-    """A player opening the old table's page puts his seat online: an event row after the archive."""
+    """An event row appended after the archive (a table transaction on the old table) is read
+    with it. (Nothing a player does appends one: an ended table records no presence.)"""
     from apps.tables import services
+    from apps.tables.unit import table_action
 
     table, hands = play_table("full", 3, hands=2)
     age(table)
     before = everything(table, hands)
     compact_all()
     services.seat_set_online(user=seat_players[1], table_id=table.pk, online=True)
+    assert TableEvent.objects.filter(table=table).count() == 0
+    with table_action(table.pk) as ctx:
+        ctx.event("seat.online", {"seat": 1, "online": True})
     table.refresh_from_db()
     stored = TableArchive.objects.get(table=table)
     assert table.seq == stored.last_seq + 1

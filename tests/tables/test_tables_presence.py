@@ -155,3 +155,20 @@ async def test_the_watch_never_holds_a_thread_of_the_moves(full_table, players, 
         assert ran_in[0].startswith("tables-watch") and moves.startswith("tables-db")
     else:
         assert ran_in[0].startswith("tables-db") and consumers.WATCH_EXECUTOR is consumers.DB_EXECUTOR
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("status", ["finished", "dissolved"])
+def test_an_ended_table_records_no_presence(full_table, players, status):
+    """Its log ends with its session: players opening or leaving the result page add no event, no
+    update and no seat write (at a busy server's table ends these were three transactions and
+    updates at once per table, which other tables' moves queued behind: README #29)."""
+    services.seat_set_online(user=players[1], table_id=full_table.pk, online=True)
+    Table.objects.filter(pk=full_table.pk).update(status=status)
+    before = Table.objects.get(pk=full_table.pk)
+    services.seat_set_online(user=players[1], table_id=full_table.pk, online=False)
+    opened = services.socket_open(user=players[2], table_id=full_table.pk)
+    after = Table.objects.get(pk=full_table.pk)
+    assert (after.seq, after.rev, after.last_hash) == (before.seq, before.rev, before.last_hash)
+    assert [_seat(full_table, i).online for i in (1, 2)] == [True, False]
+    assert opened["state"]["seats"][2]["online"] is False and opened["viewer"] == 2

@@ -96,7 +96,7 @@ function seatBadges(seat, state, t) {
   const empty = !seat.user_id && !seat.bot;
   if (empty) {
     if (state.status === "waiting") box.append(h("span", "badge waiting-join", t.waitingJoin));
-  } else if (!seat.online) box.append(h("span", "badge offline", t.offline));
+  } else if (!seat.online && state.stage !== "over") box.append(h("span", "badge offline", t.offline));
   if (seat.tuoguan) box.append(h("span", "badge tuoguan", t.tuoguan));
   if (seat.piao !== null && seat.piao !== undefined && state.piao_choices.length) box.append(h("span", "badge piao", `${t.piao} ${seat.piao}`));
   return box;
