@@ -205,3 +205,24 @@ def append(table: Table, events: list[EventRow]) -> None:
     with _cursor() as cursor:
         _execute(cursor, _insert_and_update_sql(connection.vendor, len(events)),
                  _event_params(events) + _live_params(table))
+
+
+@cache
+def _touch_sql(vendor: str) -> str:
+    q = connection.ops.quote_name
+    seat = q(Seat._meta.db_table)
+    col = {name: q(Seat._meta.get_field(name).column) for name in ("id", "table", "index", "user", "online", "seen_at")}
+    return (f"UPDATE {seat} SET {col['seen_at']} = %s WHERE id IN ("
+            f"SELECT s.id FROM {seat} s JOIN unnest(%s::bigint[], %s::bigint[]) AS p(t, u) "
+            f"ON s.{col['table']} = p.t AND s.{col['user']} = p.u ORDER BY s.id FOR UPDATE OF s SKIP LOCKED) "
+            f"RETURNING {col['id']}, {col['table']}, {col['index']}, {col['user']}, {col['online']}")
+
+
+def touch_seen(pairs: list[tuple[int, int]], at: datetime) -> list[tuple[int, int, int, int, bool]]:
+    """PostgreSQL: ``seen_at = at`` on the seats of these (table id, user id) pairs, in one
+    statement of two array parameters whatever their number, skipping a seat whose row a table
+    transaction holds right now (``SKIP LOCKED``: rows locked in id order never deadlock with
+    it); returns (pk, table id, index, user id, online) of the seats touched."""
+    with _cursor() as cursor:
+        _execute(cursor, _touch_sql(connection.vendor), [at, [t for t, _ in pairs], [u for _, u in pairs]])
+        return [tuple(row) for row in cursor.fetchall()]
