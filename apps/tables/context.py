@@ -69,7 +69,7 @@ class Ctx:
             # ``state`` stays as dealt until the hand ends, and ``current_hand`` re-applies the
             # logged actions. (Rewriting the whole state on every move costs O(moves).)
             self.hand.state = engine_io.dump_hand(self.engine_hand)
-            self.hand.save()
+            self.hand.save(update_fields=None if self.hand._state.adding else Hand.END_FIELDS)
         self.table.rev += 1  # every table transaction: the hand cache's validity key
         if self.outbox.pending:
             self.outbox.flush(seats=self.seats, hand=self.hand, engine_hand=self.engine_hand)

@@ -235,6 +235,10 @@ class Hand(models.Model):
     started_at = models.DateTimeField(default=timezone.now)
     finished_at = models.DateTimeField(null=True, blank=True)
 
+    # What ending a hand writes (finished or dissolved): the rest of the row is written when it is
+    # dealt, and a move inside the hand is kept by its ``action`` event (context.py, ``Ctx.save``).
+    END_FIELDS = ("status", "finished_at", "seed", "result", "totals", "state")
+
     class Meta:
         ordering = ["table", "number"]
         constraints = [

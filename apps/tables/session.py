@@ -168,10 +168,9 @@ def finish_hand(ctx: Ctx) -> None:
     hand.status, hand.finished_at = HandStatus.FINISHED, now()
     hand.seed = engine_io.hand_seed_hex(engine_hand)
     hand.result, hand.totals = engine_io.jsonable(result), engine_io.jsonable(totals)
-    # Saved here, not only by ctx.save(): an auto-ready table deals the next hand in this same
-    # transaction (maybe_start below), and ctx.save() then writes that new hand's state only.
+    # Saved here, not by ctx.save(): an auto-ready table deals the next hand in this same
+    # transaction (maybe_start below), and ctx.hand is then that new hand.
     hand.state = engine_io.dump_hand(engine_hand)
-    ctx.hand_dirty = True
     auto_ready = table.hands_played + 1 < table.hands_per_session and policy(table)["auto_ready"]
     for seat in ctx.seats:
         seat.score += int(hand.totals.get("total", {}).get(str(seat.index), 0))
@@ -184,7 +183,8 @@ def finish_hand(ctx: Ctx) -> None:
     clear_deadline(table)
     ctx.event(hand=hand, payload={"number": hand.number, "seed": hand.seed, "seed_hash": hand.seed_hash,
                            "winner": winner, "result": hand.result, "totals": hand.totals}, type_="hand.end")
-    hand.save()
+    hand.save(update_fields=Hand.END_FIELDS)
+    ctx.hand_dirty = False  # (written: ctx.save() would write it again)
     hand_finished.send(sender=Hand, hand=hand)
     if table.hands_played >= table.hands_per_session:
         end_session(ctx, reason="complete")
