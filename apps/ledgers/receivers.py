@@ -2,21 +2,19 @@
 
 from __future__ import annotations
 
-from functools import partial
-
-from django.db import transaction
+from config.celery import send_on_commit
 
 
 def on_hand_finished(sender, hand, **kwargs) -> None:
-    """Runs inside the tables transaction: enqueue only once it commits.
+    """Runs inside the tables transaction: enqueue only once it commits (``send_on_commit``).
 
-    This is ``settle_hand.delay_on_commit(hand.pk)`` made robust: if enqueueing (or, with the eager
-    in-process Celery of the default setup, settling) fails, the error is logged instead of
-    breaking the player's already-committed action; ``sweep_unsettled`` settles the hand later.
+    Robust: if enqueueing (or, with the eager in-process Celery of the default setup, settling)
+    fails, the error is logged instead of breaking the player's already-committed action;
+    ``sweep_unsettled`` settles the hand later.
     """
     from .tasks import settle_hand
 
-    transaction.on_commit(partial(settle_hand.delay, hand.pk), robust=True)
+    send_on_commit(settle_hand, hand.pk)
 
 
 def connect() -> None:

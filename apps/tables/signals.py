@@ -1,7 +1,8 @@
 """Signals of the tables app; tables never imports its listeners (ledgers, matches).
 
 - ``hand_finished(sender=Hand, hand=<Hand>)`` is sent inside the transaction that finishes a hand;
-  receivers (ledgers) enqueue their work with ``delay_on_commit``, so tables never imports them.
+  receivers (ledgers, the audit) enqueue their work once it commits (``config.celery.send_on_commit``),
+  so tables never imports them.
 - ``table_finished(sender=Table, table=<Table>, reason=<str>)`` is sent inside the transaction
   that ends a table's session (``reason`` "complete", or why it was dissolved); receivers act on
   commit, as for ``hand_finished``.

@@ -2,21 +2,20 @@
 
 from __future__ import annotations
 
-from functools import partial
-
-from django.db import transaction
+from config.celery import send_on_commit
 
 
 def on_hand_finished(sender, hand, **kwargs) -> None:
-    """Inside the tables transaction: enqueue the statistics task once it commits.
+    """Inside the tables transaction: enqueue the statistics task once it commits
+    (``send_on_commit``).
 
-    ``robust``: a failure to enqueue (or, with the eager in-process Celery, to record) is logged
+    Robust: a failure to enqueue (or, with the eager in-process Celery, to record) is logged
     and never breaks the player's committed action; the beat sweep records the hand later. The
     task itself skips practice tables.
     """
     from .tasks import record_hand
 
-    transaction.on_commit(partial(record_hand.delay, hand.pk), robust=True)
+    send_on_commit(record_hand, hand.pk)
 
 
 def connect() -> None:
