@@ -125,7 +125,8 @@ async def test_a_consumer_that_crashes_leaves_the_watch(full_table, players, mon
 @pytest.mark.django_db
 def test_a_touch_marks_exactly_the_seats_with_a_socket_here(players, template, full_table):
     """A player seated at two tables, with a socket at one of them only: the other seat is not seen
-    (the touch reads every seat of those tables and users at once, then keeps the exact pairs)."""
+    (on PostgreSQL the touch joins the exact pairs; on SQLite it reads every seat of those tables
+    and users, then keeps the exact pairs)."""
     other = services.table_open(user=players[1], template=template)  # players[1] sits there too
     Seat.objects.filter(table__in=[full_table, other]).update(seen_at=None, online=False)
     assert presence.seen(players={full_table.pk: {players[1].pk}, other.pk: {players[0].pk}}) == 1
