@@ -75,7 +75,9 @@ def sweep(*, now=None) -> list[tuple[int, int]]:
 def set_online(*, table_id: int, index: int, online: bool, reason: str, stale=None, only_if=None) -> None:
     with table_action(table_id) as ctx:
         seat = ctx.seats[index]
-        if only_if is not None and not only_if():
+        # An ended table records no presence (services._set_online); only_if is asked last: it
+        # reads this process's sockets.
+        if not ctx.table.is_open or (only_if is not None and not only_if()):
             ctx.nothing_changed()
             return
         if stale is not None:  # read under the lock: a socket may have touched it meanwhile

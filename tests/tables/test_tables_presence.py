@@ -171,5 +171,8 @@ def test_an_ended_table_records_no_presence(full_table, players, status):
     opened = services.socket_open(user=players[2], table_id=full_table.pk)
     after = Table.objects.get(pk=full_table.pk)
     assert (after.seq, after.rev, after.last_hash) == (before.seq, before.rev, before.last_hash)
+    assert presence.seen(players={full_table.pk: {players[2].pk}}) == 1  # his socket, seen here
+    after = Table.objects.get(pk=full_table.pk)
+    assert (after.seq, after.rev, after.last_hash) == (before.seq, before.rev, before.last_hash)
     assert [_seat(full_table, i).online for i in (1, 2)] == [True, False]
     assert opened["state"]["seats"][2]["online"] is False and opened["viewer"] == 2
