@@ -199,6 +199,12 @@ def end_session(ctx: Ctx, *, reason: str) -> None:
     table.stage, table.finished_at = Stage.OVER, now()
     clear_deadline(table)
     table.dissolve_by, table.dissolve_votes, table.dissolve_deadline = None, {}, None
+    # Presence is kept for open tables only (services._set_online): the seats go offline with the
+    # session, so none stays online after its players leave the result page.
+    for seat in ctx.seats:
+        if seat.online and not seat.bot:
+            seat.online = False
+            ctx.touch(seat)
     summary = [{"seat": s.index, "user": s.user_id, "bot": s.bot, "total": s.score, "wins": s.wins}
                for s in ctx.seats]
     ctx.event("table.end", {"reason": reason, "hands_played": table.hands_played, "summary": summary})

@@ -176,3 +176,31 @@ def test_an_ended_table_records_no_presence(full_table, players, status):
     assert (after.seq, after.rev, after.last_hash) == (before.seq, before.rev, before.last_hash)
     assert [_seat(full_table, i).online for i in (1, 2)] == [True, False]
     assert opened["state"]["seats"][2]["online"] is False and opened["viewer"] == 2
+
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("ending", ["complete", "dissolved"])
+def test_a_session_that_ends_takes_its_seats_offline(players, make_template, club, ending):
+    """Presence is kept for open tables only, so the session's end takes every player's seat
+    offline in its own transaction: none stays online once its players have left (the fault run's
+    'no seat online without a socket')."""
+    from tables_helpers import play_hand_via_services, ready_all
+
+    from apps.tables import dissolve
+
+    table = services.table_open(user=players[0], template=make_template(hands=1))
+    for user in players[1:]:
+        services.table_join(user=user, table_id=table.pk)
+    for user in players:
+        services.seat_set_online(user=user, table_id=table.pk, online=True)
+    assert [_seat(table, i).online for i in range(3)] == [True, True, True]
+    if ending == "complete":
+        ready_all(table.pk, players)
+        play_hand_via_services(table.pk, players)
+    else:
+        dissolve.table_force_dissolve(user=club.owner, table_id=table.pk)
+    table.refresh_from_db()
+    assert table.stage == "over" and table.status == ("finished" if ending == "complete" else "dissolved")
+    assert [_seat(table, i).online for i in range(3)] == [False, False, False]
+    assert TableEvent.objects.filter(table=table).order_by("seq").last().type == "table.end"
