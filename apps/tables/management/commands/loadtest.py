@@ -158,7 +158,8 @@ class Command(BaseCommand):
                     detail = "".join(f" {k}={v}" for k, v in parts.items())
                     fh.write(f"{sent - started:.3f} {ms:.2f} {table_id}{detail} kind={kind}\n")
         p50, p99 = _percentile(lat, 0.5), _percentile(lat, 0.99)
-        slowest = [parts for _, ms, _, parts, _ in timed if ms >= p99]
+        slow = [t for t in timed if t[1] >= p99]
+        slowest = [parts for _, _, _, parts, _ in slow]
         lag = stats["loop_lag"]
         self.stdout.write(json.dumps({
             "tables": len(tables), "hands": hands, "actions": stats["actions"], "started_at": round(started_at, 3),
@@ -167,7 +168,7 @@ class Command(BaseCommand):
             "p99_over_p50": round(p99 / p50, 2) if p50 else None,
             "stages_ms": {"all_p50": _stage_medians([t[3] for t in timed]),
                           "slowest_1pct_p50": _stage_medians(slowest), "slowest_n": len(slowest),
-                          "slowest_kinds": dict(Counter(k for _, ms, _, _, k in timed if ms >= p99).most_common())},
+                          "slowest_kinds": dict(Counter(kind for *_, kind in slow).most_common())},
             "loop_lag_ms": {"p50": _percentile(lag, 0.5), "p99": _percentile(lag, 0.99),
                             "max": round(max(lag), 2) if lag else 0.0},
             "gc_pauses": stats.get("gc_pauses", []),  # (at s, ms): this tool's full collections
