@@ -97,9 +97,47 @@ def lock_key(table_id: int) -> tuple[int, int, str] | None:
     """Lock the table row until the transaction ends (``FOR UPDATE``; SQLite has one writer and no
     row locks) and read its cache key ``(rev, seq, last_hash)`` (hand_cache.py); None: no such table."""
     with _cursor() as cursor:
-        _execute(cursor, _lock_sql(connection.vendor, connection.features.has_select_for_update), [table_id])
+        if not _begin_and_lock(cursor, int(table_id)):
+            _execute(cursor, _lock_sql(connection.vendor, connection.features.has_select_for_update), [table_id])
         row = cursor.fetchone()
     return None if row is None else (int(row[0]), int(row[1]), row[2])
+
+
+def _begin_and_lock(cursor, table_id: int) -> bool:
+    """PostgreSQL, when the lock is the transaction's first statement: ``BEGIN`` and the lock sent
+    in one message, one round trip (psycopg would send its ``BEGIN`` alone and wait for it first:
+    one of a move's four round trips, each a wait for the database and then for the GIL, which the
+    slowest 1% of moves paid several milliseconds for at 300 tables: README #29). False, having
+    sent nothing, anywhere else: SQLite, a transaction already begun (a savepoint, an earlier
+    statement), a connection with its own transaction characteristics.
+
+    The statement goes by the simple query protocol, which takes several statements in one message
+    and no parameters: ``table_id`` is an int, written into the text. psycopg is told nothing was
+    left to begin by running the message as in autocommit (its private ``_autocommit``, psycopg
+    3.3 as pinned: tests/tables/test_tables_rows_begin.py fails if that stops working); it sees the
+    transaction the message began, and commits or rolls it back as any other.
+    """
+    if connection.vendor != "postgresql":
+        return False
+    from psycopg.pq import TransactionStatus
+
+    conn = cursor.connection
+    if (conn.autocommit or conn.info.transaction_status != TransactionStatus.IDLE
+            or (conn.isolation_level, conn.read_only, conn.deferrable) != (None, None, None)
+            or not isinstance(getattr(conn, "_autocommit", None), bool)):
+        return False
+    conn._autocommit = True
+    try:
+        cursor.execute((_begin_lock_sql() % table_id).encode())
+    finally:
+        conn._autocommit = False
+    cursor.nextset()  # (the first result is the BEGIN's)
+    return True
+
+
+@cache
+def _begin_lock_sql() -> str:
+    return "BEGIN; " + _lock_sql("postgresql", True).replace("%s", "%d")
 
 
 def read_table(table_id: int) -> Table | None:
