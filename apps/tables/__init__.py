@@ -11,9 +11,10 @@ The route of one move, from the socket to the ledger (each module once, in one d
    the action legal) and changes (``transitions.do_act``: the engine applies the action, then
    ``session.after_engine`` sets the next deadline or finishes the hand).
 3. Leaving the block, ``context.Ctx.save`` writes the rows; ``outbox.Outbox.flush`` appends the
-   hash-chained events and writes the table row (``rows.append``: one statement on PostgreSQL) and
-   builds one copy of the update per viewer that saw something (redacted by the engine; what all
-   viewers share encoded once, ``presenters.encoded_states``), sent after the commit.
+   hash-chained events and writes the changed seats and the table row (``rows.write``: one
+   statement on PostgreSQL) and builds one copy of the update per viewer that saw something
+   (redacted by the engine; what all viewers share encoded once, ``presenters.encoded_states``),
+   sent after the commit.
 4. The consumer hands the update to the channel layer (``hub.publish``); each server process with
    sockets at the table is in its group once and receives it once (``hub``), and each of its
    sockets there forwards its own viewer's copy (``TableConsumer.deliver``).

@@ -59,9 +59,8 @@ class Ctx:
         self.outbox.add(type_, payload, hand=kwargs.pop("hand", playing), **kwargs)
 
     def save(self) -> None:
-        for seat in self.seats:
-            if seat.index in self.dirty_seats:
-                rows.save_live(seat)
+        """Write the hand if it was dealt or ended here, then the events, the changed seats and
+        the table (``Outbox.flush``, ``rows.write``: one statement on PostgreSQL)."""
         if self.hand is not None and self.hand_dirty and (
             self.hand.status != HandStatus.PLAYING or self.hand._state.adding
         ):
@@ -69,12 +68,16 @@ class Ctx:
             # ``state`` stays as dealt until the hand ends, and ``current_hand`` re-applies the
             # logged actions. (Rewriting the whole state on every move costs O(moves).)
             self.hand.state = engine_io.dump_hand(self.engine_hand)
-            self.hand.save(update_fields=None if self.hand._state.adding else Hand.END_FIELDS)
+            if self.hand._state.adding:
+                self.hand.save()
+            else:
+                rows.save_live(self.hand, Hand.END_FIELDS)
         self.table.rev += 1  # every table transaction: the hand cache's validity key
+        dirty = [seat for seat in self.seats if seat.index in self.dirty_seats]
         if self.outbox.pending:
-            self.outbox.flush(seats=self.seats, hand=self.hand, engine_hand=self.engine_hand)
+            self.outbox.flush(seats=self.seats, hand=self.hand, engine_hand=self.engine_hand, dirty=dirty)
         else:
-            rows.save_live(self.table)
+            rows.write(self.table, [], dirty)
         self.keep_read()
 
     def keep_read(self) -> None:

@@ -76,8 +76,8 @@ class Outbox:
         for ev in events:
             self.add("engine", ev.to_wire(), hand=hand, engine_event=ev)
 
-    def flush(self, *, seats: list[Seat], hand: Hand | None, engine_hand: Any) -> None:
-        """Write the events and the table row, then notify after commit."""
+    def flush(self, *, seats: list[Seat], hand: Hand | None, engine_hand: Any, dirty: list[Seat] = ()) -> None:
+        """Write the events, the ``dirty`` seats and the table row, then notify after commit."""
         table = self.table
         if not self.pending:
             return
@@ -85,7 +85,7 @@ class Outbox:
         # The span of the table's event numbers this update holds: the hubs hand a table's updates
         # over in this order, whatever order they were published in (hub.py, ``Sequencer``).
         message["tseq"] = [self.pending[0].row.seq - 1, table.seq]
-        rows.append(table, [p.row for p in self.pending])
+        rows.write(table, [p.row for p in self.pending], dirty)
         transaction.on_commit(lambda: send_group(table.group_name, message))
         self.pending = []
 

@@ -1,8 +1,9 @@
 """The statements of every move, without the ORM's query compiler.
 
 A move is: lock the table row (reading only its cache key), append its events, write the table's
-(and maybe a seat's) live columns. Building those statements through QuerySets costs more CPU than running them, and a
-busy server makes hundreds of moves per second, so here (the one place that does this):
+(and maybe a seat's) live columns; a hand's end writes the hand's end columns too. Building those
+statements through QuerySets costs more CPU than running them, and a busy server makes hundreds of
+moves per second, so here (the one place that does this):
 
 - the SQL text is built once per database vendor, and the values are prepared by the model fields
   themselves (``get_db_prep_save``: JSON, datetimes, ... exactly as the ORM would);
@@ -24,7 +25,7 @@ from django.db import connection
 from django.db.models import JSONField
 
 from .jsontext import to_json_bytes
-from .models import Seat, Table, TableEvent
+from .models import Hand, Seat, Table, TableEvent
 
 
 @contextmanager
@@ -158,26 +159,28 @@ def _adapter(field):
 
 
 @cache
-def _live_fields(model, vendor: str):
-    """``model.LIVE_FIELDS`` (what a table transaction may change) as (attname, adapter) pairs."""
-    return [(f.attname, _adapter(f)) for f in (model._meta.get_field(name) for name in model.LIVE_FIELDS)]
+def _fields(model, vendor: str, names: tuple[str, ...]):
+    """The fields ``names`` of ``model`` as (attname, adapter) pairs."""
+    return [(f.attname, _adapter(f)) for f in (model._meta.get_field(name) for name in names)]
 
 
 @cache
-def _update_sql(model, vendor: str) -> str:
+def _update_sql(model, vendor: str, names: tuple[str, ...]) -> str:
     q = connection.ops.quote_name
-    sets = ", ".join(f"{q(model._meta.get_field(name).column)} = %s" for name in model.LIVE_FIELDS)
+    sets = ", ".join(f"{q(model._meta.get_field(name).column)} = %s" for name in names)
     return f"UPDATE {q(model._meta.db_table)} SET {sets} WHERE id = %s"
 
 
-def _live_params(row) -> list:
-    return [adapt(getattr(row, name)) for name, adapt in _live_fields(type(row), connection.vendor)] + [row.pk]
+def _params(row, names: tuple[str, ...]) -> list:
+    return [adapt(getattr(row, name)) for name, adapt in _fields(type(row), connection.vendor, names)] + [row.pk]
 
 
-def save_live(row: Table | Seat) -> None:
-    """``row.save(update_fields=row.LIVE_FIELDS)`` (a table or a seat) in one statement."""
+def save_live(row: Table | Seat | Hand, fields: tuple[str, ...] | None = None) -> None:
+    """``row.save(update_fields=fields)`` in one statement; by default the row's ``LIVE_FIELDS``
+    (what a table transaction may change, of a table or a seat)."""
+    names = fields or row.LIVE_FIELDS
     with _cursor() as cursor:
-        _execute(cursor, _update_sql(type(row), connection.vendor), _live_params(row))
+        _execute(cursor, _update_sql(type(row), connection.vendor, names), _params(row, names))
 
 
 @cache
@@ -201,9 +204,14 @@ def _insert_sql(vendor: str, rows: int) -> str:
     return _values_sql(rows)
 
 
-@lru_cache(maxsize=256)
-def _insert_and_update_sql(vendor: str, rows: int) -> str:
-    return f"WITH ev AS ({_values_sql(rows)}) {_update_sql(Table, vendor)}"
+@lru_cache(maxsize=512)
+def _write_sql(vendor: str, rows: int, seats: int) -> str:
+    """``rows`` events inserted and ``seats`` seats' live columns written, each a WITH of the
+    table's UPDATE (PostgreSQL runs every data-modifying WITH of a statement, once)."""
+    withs = [f"ev AS ({_values_sql(rows)})"] if rows else []
+    withs += [f"s{i} AS ({_update_sql(Seat, vendor, Seat.LIVE_FIELDS)})" for i in range(seats)]
+    table = _update_sql(Table, vendor, Table.LIVE_FIELDS)
+    return f"WITH {', '.join(withs)} {table}" if withs else table
 
 
 @dataclass(slots=True)
@@ -233,16 +241,23 @@ def insert_events(events: list[EventRow]) -> None:
             _execute(cursor, _insert_sql(connection.vendor, len(chunk)), _event_params(chunk))
 
 
-def append(table: Table, events: list[EventRow]) -> None:
-    """``insert_events(events)`` then ``save_live(table)``: on PostgreSQL one statement (the
-    INSERT in a WITH of the UPDATE), one round trip for the events and the table row of a move."""
+def write(table: Table, events: list[EventRow], seats: list[Seat] = ()) -> None:
+    """What a table transaction ends with: ``insert_events(events)``, ``save_live`` of each of
+    ``seats`` and then of ``table``. On PostgreSQL one statement, one round trip (the INSERT and the
+    seats' UPDATEs in WITHs of the table's UPDATE): a hand's end writes its three seats, the events
+    and the table at once, where it took five round trips (README #29)."""
     if connection.vendor != "postgresql" or len(events) > INSERT_CHUNK:
         insert_events(events)
+        for seat in seats:
+            save_live(seat)
         save_live(table)
         return
+    params = _event_params(events)
+    for seat in seats:
+        params += _params(seat, Seat.LIVE_FIELDS)
     with _cursor() as cursor:
-        _execute(cursor, _insert_and_update_sql(connection.vendor, len(events)),
-                 _event_params(events) + _live_params(table))
+        _execute(cursor, _write_sql(connection.vendor, len(events), len(seats)),
+                 params + _params(table, Table.LIVE_FIELDS))
 
 
 @cache

@@ -10,7 +10,7 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 
-from . import engine_io
+from . import engine_io, rows
 from .chain import seed_commitment
 from .context import Ctx, now
 from .models import PIAO_SECONDS, Hand, HandStatus, Stage, Table, TableStatus
@@ -183,7 +183,7 @@ def finish_hand(ctx: Ctx) -> None:
     clear_deadline(table)
     ctx.event(hand=hand, payload={"number": hand.number, "seed": hand.seed, "seed_hash": hand.seed_hash,
                            "winner": winner, "result": hand.result, "totals": hand.totals}, type_="hand.end")
-    hand.save(update_fields=Hand.END_FIELDS)
+    rows.save_live(hand, Hand.END_FIELDS)
     ctx.hand_dirty = False  # (written: ctx.save() would write it again)
     hand_finished.send(sender=Hand, hand=hand)
     if table.hands_played >= table.hands_per_session:
