@@ -59,6 +59,21 @@ def open_page(browser, base: str, username: str, size: tuple[int, int]):
     return sign_in(browser, base, username, size=size, has_touch=False)
 
 
+def socket_log(page) -> list[tuple[str, str]]:
+    """The page's WebSocket frames as they come and go (the first 160 characters of each), its
+    opens and closes: what a failing wait on the socket reports."""
+    log: list[tuple[str, str]] = []
+
+    def watch(ws):
+        log.append(("open", ws.url))
+        ws.on("framesent", lambda payload: log.append(("sent", str(payload)[:160])))
+        ws.on("framereceived", lambda payload: log.append(("received", str(payload)[:160])))
+        ws.on("close", lambda _ws: log.append(("close", "")))
+
+    page.on("websocket", watch)
+    return log
+
+
 def shot(page, tmp_path: Path, name: str) -> Path:
     path = tmp_path / f"{name}.png"
     page.screenshot(path=str(path))
@@ -406,6 +421,7 @@ def test_tuoguan_switch_and_dissolve_confirmation(server, browser, tmp_path):
     score rows of empty seats and no 再来一局 or hands link when no hand was finished."""
     base, club = server["url"], server["club"]
     page = open_page(browser, base, "ts_p3", VIEWPORTS["portrait"])
+    frames = socket_log(page)
     # Eight hands: while 托管 plays, the bots may finish a hand, never the table.
     page.goto(f"{base}/clubs/{club}/")
     page.select_option("#open-template", label=next(
@@ -447,7 +463,11 @@ def test_tuoguan_switch_and_dissolve_confirmation(server, browser, tmp_path):
     # Confirmed: the bots agree at once, so the practice table ends.
     page.click("#dissolve-btn")
     page.locator("dialog.confirm-dialog .confirm-ok").click()
-    page.wait_for_selector("#over:not([hidden])")
+    try:
+        page.wait_for_selector("#over:not([hidden])")
+    except PlaywrightTimeout:  # (failed once in CI: say what the page and its socket saw)
+        state = page.evaluate("() => { const s = window.tableApp.state; return [s.status, s.stage, s.dissolve]; }")
+        raise AssertionError(f"no over panel; status, stage, dissolve: {state}; socket: {frames[-12:]}") from None
     over = page.locator("#over")
     assert over.text_content().count("房间已解散") == 1
     assert "未打完，不计分" in over.text_content()
