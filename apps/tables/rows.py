@@ -115,7 +115,7 @@ def _begin_and_lock(cursor, table_id: int) -> bool:
     The statement goes by the simple query protocol, which takes several statements in one message
     and no parameters: ``table_id`` is an int, written into the text. psycopg is told nothing was
     left to begin by running the message as in autocommit (its private ``_autocommit``, psycopg
-    3.3 as pinned: tests/tables/test_tables_rows_begin.py fails if that stops working); it sees the
+    3.3 as pinned: tests/tables/test_tables_round_trips.py fails if that stops working); it sees the
     transaction the message began, and commits or rolls it back as any other.
     """
     if connection.vendor != "postgresql":
@@ -245,7 +245,7 @@ def write(table: Table, events: list[EventRow], seats: list[Seat] = ()) -> None:
     """What a table transaction ends with: ``insert_events(events)``, ``save_live`` of each of
     ``seats`` and then of ``table``. On PostgreSQL one statement, one round trip (the INSERT and the
     seats' UPDATEs in WITHs of the table's UPDATE): a hand's end writes its three seats, the events
-    and the table at once, where it took five round trips (README #29)."""
+    and the table at once, where it took four statements, a round trip each (README #29)."""
     if connection.vendor != "postgresql" or len(events) > INSERT_CHUNK:
         insert_events(events)
         for seat in seats:
