@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -76,7 +77,7 @@ class Outbox:
         for ev in events:
             self.add("engine", ev.to_wire(), hand=hand, engine_event=ev)
 
-    def flush(self, *, seats: list[Seat], hand: Hand | None, engine_hand: Any, dirty: list[Seat] = ()) -> None:
+    def flush(self, *, seats: list[Seat], hand: Hand | None, engine_hand: Any, dirty: Sequence[Seat] = ()) -> None:
         """Write the events, the ``dirty`` seats and the table row, then notify after commit."""
         table = self.table
         if not self.pending:

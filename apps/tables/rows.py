@@ -15,7 +15,7 @@ moves per second, so here (the one place that does this):
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
@@ -241,7 +241,7 @@ def insert_events(events: list[EventRow]) -> None:
             _execute(cursor, _insert_sql(connection.vendor, len(chunk)), _event_params(chunk))
 
 
-def write(table: Table, events: list[EventRow], seats: list[Seat] = ()) -> None:
+def write(table: Table, events: list[EventRow], seats: Sequence[Seat] = ()) -> None:
     """What a table transaction ends with: ``insert_events(events)``, ``save_live`` of each of
     ``seats`` and then of ``table``. On PostgreSQL one statement, one round trip (the INSERT and the
     seats' UPDATEs in WITHs of the table's UPDATE): a hand's end writes its three seats, the events

@@ -178,7 +178,6 @@ def test_an_ended_table_records_no_presence(full_table, players, status):
     assert opened["state"]["seats"][2]["online"] is False and opened["viewer"] == 2
 
 
-
 @pytest.mark.django_db
 @pytest.mark.parametrize("ending", ["complete", "dissolved"])
 def test_a_session_that_ends_takes_its_seats_offline(players, make_template, club, ending):
