@@ -117,11 +117,13 @@ def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
                 out.write(_dump(wire) + "\n")
         if viewer == AUDIT:
             legal = {str(seat): legal_wire(hand, seat) for seat in range(hand.rs.players)}
-            to_act = list(hand.to_act())
-        else:  # only what the viewer may know: his own options, the public part of who acts
+            last = {"legal": legal, "to_act": list(hand.to_act())}
+        else:  # only what the viewer may know: his own options, the public part of who acts, and
+            # his whole view (what the platform builds his copy from; with escape_penalty, §8.6)
             legal = {} if viewer is None else {str(viewer): legal_wire(hand, viewer)}
-            to_act = hand.view(viewer)["to_act"]
-        out.write(_dump({"legal": legal, "to_act": to_act}) + "\n")
+            view = hand.view(viewer)
+            last = {"legal": legal, "to_act": view["to_act"], "view": view}
+        out.write(_dump(last) + "\n")
         return 0
     out.write(_dump({"ok": True, "events": len(hand.events), "result": hand.result}) + "\n")
     return 0

@@ -61,11 +61,22 @@ class Hand(HandState):
         """Sorted (canonical JSON) legal actions of ``seat``; [] when it has nothing to decide.
 
         With ``escape_penalty`` (RULES.md §8.6) every active seat may also ``escape`` while the hand
-        is in play: that alone never makes a seat one the hand waits for (``to_act``)."""
+        is in play and no claim window is open (``claim_open``): that alone never makes a seat one
+        the hand waits for (``to_act``)."""
         decisions = self.decision_actions(seat)
-        if self.rs.escape_penalty and not self.finished and seat in self._next:
+        if self.escape_open() and seat in self._next:
             return sort_actions([*decisions, ESCAPE])
         return decisions
+
+    def claim_open(self) -> bool:
+        """Whether a claim window is open: a shown or discarded card awaits answers (public, §5.3)."""
+        return self.phase == "claim" and self.claim is not None
+
+    def escape_open(self) -> bool:
+        """Whether an active seat may ``escape`` now (RULES.md §8.6): with ``escape_penalty``, while the
+        hand is in play and no claim window is open (a leaver could otherwise dodge a 胡 on the card
+        in question for the fixed price)."""
+        return self.rs.escape_penalty and not self.finished and not self.claim_open()
 
     def decision_actions(self, seat: int) -> list[Action]:
         """The legal actions of ``seat`` that answer what the hand waits for (no ``escape``)."""

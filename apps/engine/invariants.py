@@ -10,7 +10,7 @@
   the stock never reaches them; ``bottom_shown`` has no reveal card, its shown last card is the
   stock's last and nobody is offered 胡 on it; ``forced_win`` leaves exactly ``[hu]`` to a seat
   offered 胡; ``escape`` is legal for every active seat (and nobody else) while the hand is in play
-  and never makes a seat one the hand waits for; a win meets ``qi_hu``; a settlement is zero-sum,
+  and no claim window is open, and never makes a seat one the hand waits for; a win meets ``qi_hu``; a settlement is zero-sum,
   a capped one within ``score_cap``, an escape's the §8.6 penalty split;
 - ``Hand.from_json(hand.to_json())`` gives the same audit view and legal actions (``roundtrip``).
 """
@@ -81,7 +81,7 @@ def option_problems(hand) -> list[str]:
             if HU in opts and list(opts) != [HU]:
                 problems.append(f"forced_win: seat {seat} is offered 胡 among {[a.type for a in opts]}")
     if rs.escape_penalty:
-        live = not hand.finished
+        live = not hand.finished and not (hand.phase == "claim" and hand.claim is not None)  # no claim window
         for seat in range(rs.players):
             legal = hand.legal_actions(seat)
             if (ESCAPE in legal) != (live and seat in hand.active_seats):

@@ -4,8 +4,8 @@ Hand ``i`` of a run with seed ``S`` uses the 32-byte seed ``sha256(f"{S}:{i}")``
 ``random.Random`` seeded with the same bytes, so the same ``S`` always plays the same hands.
 
 ``options`` (room options of RULES.md §3.8, §8.6, §9.6, or any other override) apply to every
-configuration that accepts them; with ``escape_penalty`` on, before each action a random active
-seat leaves the hand (``escape``) with probability ``ESCAPE_RATE`` — in simulate only: the bots of
+configuration that accepts them; with ``escape_penalty`` on, before each action taken outside a
+claim window (§8.6: no escape while one is open) a random active seat leaves the hand (``escape``) with probability ``ESCAPE_RATE`` — in simulate only: the bots of
 bots.py never escape.
 """
 
@@ -106,7 +106,7 @@ def play_hand(
             seats = hand.to_act()
             if not seats:
                 raise RuntimeError("the hand is not finished but nobody is to act")
-            if rules.escape_penalty and rng.random() < ESCAPE_RATE:
+            if hand.escape_open() and rng.random() < ESCAPE_RATE:  # never in a claim window (§8.6)
                 seat, action = rng.choice(hand.active_seats), ESCAPE
             else:
                 seat = seats[0] if len(seats) == 1 else rng.choice(seats)

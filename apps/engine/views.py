@@ -3,7 +3,9 @@
 ``build_view(hand, seat)``: own hand, every seat's laid groups (偎 face down for others unless
 ``wei_shown == "one"``; a 臭偎 and a 提 show one card), discard rows, hand sizes, stock count, the
 reveal card, the card in question, whose turn, the viewer's own options and legal actions, each
-seat's visible 胡息, with ``bottom_shown`` the shown last stock card (``bottom_card``), with
+seat's visible 胡息, with ``escape_penalty`` the least the viewer would pay if he left now
+(``escape``: ``{"at_least": n}`` at base 1, exactly when ``escape`` is legal for him, RULES.md
+§8.6), with ``bottom_shown`` the shown last stock card (``bottom_card``), with
 ``remove_cards`` the number of set-aside cards (``set_aside``; their cards in the audit view only), ``seq`` (the number of the hand's events the viewer may see: the last one's in
 his copy, ``Event.for_viewer``; the audit view counts every event), and the result at the end (when every hand is shown). ``None`` (a spectator)
 sees no hidden card at all — only what every player sees; ``AUDIT`` sees everything.
@@ -12,12 +14,16 @@ sees no hidden card at all — only what every player sees; ``AUDIT`` sees every
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from .cards import card_name, cards_of
+from .cards import KINDS, card_name, cards_of
 from .events import AUDIT, viewer_seq
 from .groups import Group
-from .huxi import group_huxi
+from .huxi import group_huxi, group_huxi_by_key, table_key
+from .settlement import escape_penalty
+
+ESCAPE_WIRE = {"type": "escape"}
 
 if TYPE_CHECKING:
     from .hand import Hand
@@ -117,6 +123,8 @@ def build_views(hand: Hand, viewers: list[int | str | None]) -> list[dict[str, A
             view["pending"] = hand.pending.get(viewer, [])
             view["legal_actions"] = [a.to_wire() for a in hand.legal_actions(viewer)]
             view["chou"] = sorted(card_name(c) for c in hand.chou(viewer))
+            if ESCAPE_WIRE in view["legal_actions"]:  # §8.6: what he is told before he leaves
+                view["escape"] = {"at_least": _escape_at_least(hand, viewer, groups, huxi)}
         elif viewer == AUDIT:
             view["pending"] = {s: opts for s, opts in hand.pending.items()}
             view["legal_actions"] = {s: [a.to_wire() for a in hand.legal_actions(s)] for s in hand.to_act()}
@@ -129,6 +137,26 @@ def build_views(hand: Hand, viewers: list[int | str | None]) -> list[dict[str, A
             view["legal_actions"] = []
         out.append(view)
     return out
+
+
+def _escape_at_least(hand: Hand, viewer: int, groups: dict[int, list], huxi: dict[int, int]) -> int:
+    """The least ``viewer`` would pay at base 1 if he left now (逃跑, RULES.md §8.6), from what he
+    sees: each other active seat's laid groups as he sees them (``huxi``: the visible ones scored),
+    a face-down 偎 whose card he has not seen counting as the least a 偎 can be (a small one), the
+    concealed cards 0. The exact amount counts them all and is told only at the hand's end."""
+    least_wei = _least_wei(table_key(hand.rs))
+    seen = 0
+    for s in hand.active_seats:
+        if s != viewer:
+            hidden = sum(1 for g in groups[s] if all(c is None for c in g["cards"]))
+            seen += huxi[s] + hidden * least_wei
+    return escape_penalty(seen)
+
+
+@lru_cache(maxsize=8)
+def _least_wei(key: tuple[bool, bool]) -> int:
+    """The least 胡息 a 偎 can score under the 胡息 table ``key`` (a small one)."""
+    return min(group_huxi_by_key(key, "wei", (c, c, c)) for c in range(KINDS))
 
 
 def _public_to_act(hand: Hand, viewer: int | str | None) -> list[int]:

@@ -20,7 +20,6 @@ from apps.engine.dealer import next_dealer  # noqa: F401 - re-exported
 from apps.engine.hand import Action, Hand, IllegalAction  # noqa: F401 - re-exported
 from apps.engine.rules import RuleSet
 from apps.engine.search_bot import Budget
-from apps.engine.settlement import escape_amounts
 
 
 def ruleset_of(data: dict) -> RuleSet:
@@ -94,12 +93,6 @@ def hand_seed_hex(hand: Hand) -> str:
 def settle(hand: Hand, *, base: int, piao: dict[int, int]) -> dict:
     """The engine's ``settle``: per-seat score, piao and total lines (zero-sum)."""
     return engine_settle(hand, base=base, piao=piao)
-
-
-def escape_pays(hand: Hand, seat: int, *, base: int) -> int:
-    """What ``seat`` would pay if he left the hand now (逃跑, RULES.md §8.6), at the table's base:
-    for his own view only (it is worked out from the others' current 胡息)."""
-    return -escape_amounts(hand, seat, base)["score"][seat]
 
 
 def hand_card_names(hand: Hand, seat: int) -> list[str]:

@@ -1,8 +1,10 @@
 """What one viewer (a seat, or ``None`` for a spectator) may know about a table, as a JSON dict.
 
-Hidden cards come only from the engine's ``view``; everything else here is public table data.
-Who may claim a shown card is hidden too: only the viewer's own legal actions are listed, and the
-public ``turn`` is the seat that must discard (everyone knows that).
+Everything per viewer comes from the engine's ``view`` of the hand for him (``hand.view(viewer)``);
+everything else here is public table data: nothing is read off the engine's hand object, which
+holds every hidden card (issue #41). Who may claim a shown card is hidden too: only the viewer's own
+legal actions are listed (the view's), and the public ``turn`` is the seat that must discard
+(everyone knows that; the view's ``phase`` and ``turn``).
 """
 
 from __future__ import annotations
@@ -50,25 +52,31 @@ def hand_fees(table: Table, hand: Hand) -> dict[str, int]:
     return {str(s): int(table.fee) for s in payers}
 
 
-def hand_state(hand: Hand, engine_hand: Any, viewer: int | None, view: dict | None = None) -> dict[str, Any]:
-    """The hand as ``viewer`` sees it (``view``: the engine's view of it for him, when built already)."""
+def hand_state(hand: Hand, view: dict, viewer: int | None) -> dict[str, Any]:
+    """The hand as ``viewer`` sees it, from ``view`` (the engine's ``hand.view(viewer)``) and the
+    public hand row only: never from the engine's hand itself (RULES.md §5.3, issue #41)."""
     out: dict[str, Any] = {
         "number": hand.number,
         "dealer": hand.dealer,
         "seed_hash": hand.seed_hash,
         "status": hand.status,
         "piao": hand.piao,
-        "view": engine_io.view_for(engine_hand, viewer) if view is None else view,
+        "view": view,
         "legal": [],
         "turn": None,
     }
-    if hand.status == HandStatus.PLAYING and not engine_hand.finished:
-        out["turn"] = engine_io.discard_seat(engine_hand)
+    if hand.status == HandStatus.PLAYING and not view["finished"]:
+        out["turn"] = discard_turn(view)
         if viewer is not None:
-            out["legal"] = engine_io.legal_wire(engine_hand, viewer)
+            out["legal"] = list(view.get("legal_actions") or [])
     else:
         out.update(seed=hand.seed, result=hand.result, totals=hand.totals)
     return out
+
+
+def discard_turn(view: dict) -> int | None:
+    """The seat that must discard now (public: ``phase`` and ``turn`` are in every view), if any."""
+    return view["turn"] if view["phase"] == "discard" else None
 
 
 def deadline_seconds(table: Table, kind: str) -> int | None:
@@ -130,14 +138,19 @@ def _seats_part(table: Table, seats: list[Seat], viewer: int | None) -> list[dic
 
 def _hand_part(table: Table, hand: Hand | None, engine_hand: Any, viewer: int | None,
                view: dict | None = None) -> dict[str, Any] | None:
+    """The hand part of ``viewer``'s screen. The engine hand serves only to build his ``view``
+    (when not given): everything else comes from that view and public table data."""
     if hand is None or engine_hand is None:
         return None
-    out = hand_state(hand, engine_hand, viewer, view)
+    if view is None:
+        view = engine_io.view_for(engine_hand, viewer)
+    out = hand_state(hand, view, viewer)
     if out["status"] != HandStatus.PLAYING:
         out["fees"] = hand_fees(table, hand)
-    elif viewer is not None and not table.arranged and {"type": "escape"} in out["legal"]:
-        # 逃跑 (§8.6): the penalty he would pay now, in his own copy only (the confirmation says it)
-        out["escape"] = {"pays": engine_io.escape_pays(engine_hand, viewer, base=table.base_score)}
+    elif viewer is not None and not table.arranged and view.get("escape"):
+        # 逃跑 (§8.6): the least he would pay if he left now, from what he sees (the view's bound at
+        # base 1), in his own copy only; the exact amount comes with the hand's end.
+        out["escape"] = {"at_least": int(view["escape"]["at_least"]) * table.base_score}
     return out
 
 

@@ -105,9 +105,10 @@ def test_luzhou_four_players_shown_last_card_and_an_escape_with_its_confirmation
     assert "本局你休息" in sitter.text_content("#mine .sitting-out")
     shot(sitter, "sitter_watching")
 
-    # 逃跑 is offered to the player, with what it costs him now (his own copy of the state).
+    # 逃跑 is offered to the player, with the least it costs him from what he sees (his own copy of
+    # the state: his view's bound times the base, RULES.md §8.6).
     player.wait_for_selector("#escape-btn:not([hidden])")
-    pays = player.evaluate("() => window.tableApp.state.hand.escape.pays")
+    pays = player.evaluate("() => window.tableApp.state.hand.escape.at_least")
     assert pays >= 8 * 2  # base 2: at least 8 × base (RULES.md §8.6)
     shot(player, "luzhou_player")
     assert_chinese(player.text_content("#felt"))
@@ -123,11 +124,12 @@ def test_luzhou_four_players_shown_last_card_and_an_escape_with_its_confirmation
     shot(player, "luzhou_player_desktop")
     player.set_viewport_size({"width": 390, "height": 844})
 
-    # The confirmation states the penalty; cancelling changes nothing.
+    # The confirmation states the formula and the least he would pay; cancelling changes nothing.
     player.click("#escape-btn")
     dialog = player.locator("dialog.confirm-dialog")
     dialog.wait_for()
-    assert f"{pays} 分" in dialog.text_content() and "逃跑" in dialog.text_content()
+    assert f"至少 {pays} 分" in dialog.text_content() and "逃跑" in dialog.text_content()
+    assert "（其他玩家胡息−12）÷3＋8 倍底分" in dialog.text_content() and "实数在本局结束时算出" in dialog.text_content()
     shot(player, "escape_confirm")
     dialog.locator(".confirm-cancel").click()
     player.wait_for_timeout(300)
@@ -135,14 +137,16 @@ def test_luzhou_four_players_shown_last_card_and_an_escape_with_its_confirmation
 
     player.click("#escape-btn")
     player.locator("dialog.confirm-dialog .confirm-ok").click()
+    player.wait_for_selector("#settlement:not([hidden]) .escape-line")
+    state = player.evaluate("() => window.tableApp.state")
+    totals = state["hand"]["totals"]["total"]
+    exact = -totals["0"]  # the exact amount, known at the hand's end: never below the bound he was told
+    assert exact >= pays and sum(totals.values()) == 0 and totals["2"] == 0  # the sitter pays nothing
     for page in (player, sitter):
         page.wait_for_selector("#settlement:not([hidden]) .escape-line")
         line = page.text_content("#settlement .escape-line")
-        assert "老王逃跑" in line and f"赔付 {pays} 分" in line, line
+        assert "老王逃跑" in line and f"赔付 {exact} 分" in line, line
         assert_chinese(page.text_content("#settlement .result-line") + page.text_content("#settlement .deltas"))
-    state = player.evaluate("() => window.tableApp.state")
-    totals = state["hand"]["totals"]["total"]
-    assert totals["0"] == -pays and sum(totals.values()) == 0 and totals["2"] == 0  # the sitter pays nothing
     assert state["dealer"] == 0  # the dealer keeps the deal (RULES.md §8.6)
     shot(player, "escape_settlement")
     shot(sitter, "escape_settlement_sitter")

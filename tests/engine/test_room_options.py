@@ -286,8 +286,9 @@ def test_s8_6_off_by_default_and_escape_is_illegal_without_it():
 
 
 def test_s8_6_escape_is_legal_for_every_active_seat_and_never_makes_a_seat_waited_for():
-    """§8.6: "`escape` is in the legal actions of every active seat while the hand is in play,
-    whether or not it is his turn; it never makes a seat one the hand waits for (`to_act`)"."""
+    """§8.6: "`escape` is in the legal actions of every active seat while the hand is in play and
+    no claim window is open ..., whether or not it is his turn; it never makes a seat one the hand
+    waits for (`to_act`)"."""
     h = _escape_hand()
     assert h.to_act() == [0]
     assert wires(h.legal_actions(1)) == [ESCAPE] and wires(h.legal_actions(2)) == [ESCAPE]
@@ -295,7 +296,8 @@ def test_s8_6_escape_is_legal_for_every_active_seat_and_never_makes_a_seat_waite
     assert h.view(1)["legal_actions"] == [ESCAPE] and h.view(1)["to_act"] == [0]
     assert h.default_action(1) is None and h.default_action(0).type == "discard"  # a time-out never escapes
     # a sit_out sitter is no active seat
-    lz = Hand(resolve_ruleset("luzhou", {"escape_penalty": True}, players=4), 0, hand_seed("sit", 1))
+    lz = Hand(resolve_ruleset("luzhou", {"escape_penalty": True}, players=4), 0, hand_seed("sit", 2))
+    assert lz.phase == "discard"  # (seed 1 opens with a claim window: no escape then)
     assert lz.legal_actions(2) == [] and all(ESCAPE in wires(lz.legal_actions(s)) for s in (0, 1, 3))
     with pytest.raises(IllegalAction):
         act(lz, 2, ESCAPE)
@@ -370,10 +372,12 @@ def test_s8_6_no_piao_no_winner_no_draw_and_the_dealer_keeps_the_deal():
     assert check(h) == []
 
 
-def test_s8_6_escape_in_a_claim_window_ends_the_hand_at_once():
-    """§8.6: "legal for any active seat at any moment of a hand in play ... ends the hand at once":
-    also while a claim window is open, by a seat the window does not wait for; the card in question
-    stays on the table (the 80 cards are all accounted for)."""
+def test_s8_6_no_escape_while_a_claim_window_is_open():
+    """§8.6: "`escape` is in the legal actions of every active seat while the hand is in play and
+    **no claim window is open** (§5.3: everyone knows when one is) ... (While a shown or discarded
+    card awaits answers, a leaver could otherwise dodge a 胡 on it, his own discard included, for the
+    fixed price.)": in a window no seat may leave, neither one it waits for nor one it does not; once
+    the window is closed everyone may again, and leaving ends the hand at once."""
     from apps.engine.bots import bot_choose
 
     rs = resolve_ruleset("full", {"escape_penalty": True})
@@ -386,15 +390,24 @@ def test_s8_6_escape_in_a_claim_window_ends_the_hand_at_once():
             h.apply(seat, bot_choose(h, seat, "greedy", rng))
         if h.finished:
             continue
-        card, waiting = h.claim.card, h.to_act()
-        leaver = next(s for s in h.active_seats if s not in waiting)
+        waiting = h.to_act()
+        for s in h.active_seats:
+            assert ESCAPE not in wires(h.legal_actions(s)) and "escape" not in h.view(s)
+            with pytest.raises(IllegalAction):
+                act(h, s, ESCAPE)
+        assert check(h) == []
+        while not h.finished and h.phase == "claim":  # answer the window
+            seat = h.to_act()[0]
+            h.apply(seat, bot_choose(h, seat, "greedy", rng))
+        if h.finished:
+            continue
+        assert waiting and all(ESCAPE in wires(h.legal_actions(s)) for s in h.active_seats)
+        leaver = h.active_seats[-1]
         assert [e.type for e in act(h, leaver, ESCAPE)] == ["escape"]
         assert h.finished and h.to_act() == [] and h.result["escape"] == leaver
-        assert h.card_locations()["table"] == [card]
+        assert h.card_locations()["table"] == []
         assert check(h, roundtrip=True) == []
         assert all(h.legal_actions(s) == [] for s in range(3))
-        with pytest.raises(IllegalAction):
-            act(h, waiting[0], ESCAPE)
         done += 1
     assert done >= 10
 
@@ -653,7 +666,7 @@ def test_s8_6_bots_and_time_outs_never_escape():
         steps = 0
         while not h.finished and steps < (12 if kind == "hard" else 400):
             seat = h.to_act()[0]
-            assert ESCAPE in wires(h.legal_actions(seat))
+            assert (ESCAPE in wires(h.legal_actions(seat))) == (h.phase == "discard")  # none in a claim window
             assert h.default_action(seat).type != "escape"
             action = bot_choose(h, seat, kind, rng, budget=budget)
             assert action.type != "escape" and action in h.legal_actions(seat)

@@ -185,25 +185,33 @@ def test_luzhou_four_players_shows_the_last_stock_card_to_every_viewer(club, pla
 
 
 def test_the_escape_penalty_is_offered_in_each_players_own_copy_only(make_template, players):
-    """The confirmation states the penalty the player would pay now: computed on the server for his
-    own copy (engine ``escape_amounts`` at the table's base); a spectator gets none, nor does
-    anybody where the option is off."""
+    """§8.6 "What the leaver is told before he confirms": the least he would pay, from his own view
+    (the engine's ``view["escape"]["at_least"]`` at base 1) times the table's base, in his own copy
+    exactly when ``escape`` is legal for him; a spectator gets none, nor does anybody where the
+    option is off. The exact amount (from hidden cards) is never in a copy before the hand ends."""
     import json
 
-    from apps.engine.settlement import escape_amounts
+    from apps.engine.settlement import escape_penalty
     from apps.tables.presenters import encoded_states
 
     table = _open_ready(make_template, players, escape_penalty=True)
     row, hand, eh = current(table.pk)
     seats = list(row.seats.order_by("index"))
     states = {v: json.loads(text) for v, text in encoded_states(row, seats, hand, eh, [0, 1, 2, None]).items()}
+    window = eh.phase == "claim" and eh.claim is not None
     for seat in range(3):
         part = states[seat]["hand"]
+        if window:  # §8.6: no escape while a claim window is open
+            assert {"type": "escape"} not in part["legal"] and "escape" not in part
+            continue
         assert {"type": "escape"} in part["legal"]
-        assert part["escape"] == {"pays": escape_amounts(eh, seat, row.base_score)["penalty"] * row.base_score}
-        assert part["escape"]["pays"] >= 8
+        at_least = part["view"]["escape"]["at_least"]
+        assert part["escape"] == {"at_least": at_least * row.base_score}
+        assert at_least >= 8 and "pays" not in part["escape"]
+        seen = sum(part["view"]["huxi"][str(s)] for s in range(3) if s != seat)  # nothing face down yet
+        assert at_least == escape_penalty(seen) or any(
+            g["cards"][0] is None for s in range(3) if s != seat for g in part["view"]["groups"][str(s)])
     assert "escape" not in states[None]["hand"] and states[None]["hand"]["legal"] == []
-
 
 
 def test_no_escape_penalty_is_offered_where_the_option_is_off(make_template, players):

@@ -26,13 +26,14 @@ HERE = Path(__file__).parent
 
 
 def play(preset: str, players: int, index: int, bots: str = "greedy", options: dict | None = None) -> Hand:
-    """A greedy game; with ``escape_penalty`` the last seat to act leaves after 12 actions (§8.6)."""
+    """A greedy game; with ``escape_penalty`` the last active seat leaves after 12 actions, at the first
+    moment no claim window is open (§8.6: ``escape`` is legal only then)."""
     seed = hand_seed("records", index)
     hand = Hand(resolve_ruleset(preset, options or {}, players=players), dealer=index % players, seed=seed)
     rng = random.Random(seed)
     while not hand.finished:
         seat = hand.to_act()[0]
-        if hand.rs.escape_penalty and len(hand.actions) == 12:
+        if hand.rs.escape_penalty and len(hand.actions) >= 12 and hand.escape_open():
             hand.apply(hand.active_seats[-1], Action.from_wire({"type": "escape"}))
             break
         hand.apply(seat, bot_choose(hand, seat, bots, rng))
