@@ -1,10 +1,37 @@
 """The table socket: authenticate, join the table here (hub.py), dispatch to services, forward updates.
 
 Client -> server: ``act`` (with the last ``seq`` seen), ``resync``, ``ready``, ``piao``, ``dissolve``,
-``tuoguan``. Server -> client: ``state`` (the whole view), ``update`` (events + view), ``error``;
-every message carries ``seq``, the viewer's own update number (``outbox.view_seq``). A group
-message holds one redacted copy per viewer that saw something; the process's hub hands it to each
-of its sockets at the table (``deliver``), which forwards only its own viewer's copy.
+``tuoguan``. Server -> client: ``state`` (the whole view), ``update`` (events + view), ``error``,
+``ack``; every message carries ``seq``, the viewer's own update number (``outbox.view_seq``). A
+group message holds one redacted copy per viewer that saw something; the process's hub hands it to
+each of its sockets at the table (``deliver``), which forwards only its own viewer's copy.
+
+Access is decided before the socket costs anything (issue #41): an anonymous user costs no query,
+anyone else one SELECT (``selectors.access_of``), and only an allowed socket joins the table's
+group and takes its row lock (``services.socket_open``, which decides again under the lock). A
+refused socket is accepted, then closed with a code the page tells apart (a close before the
+accept reaches the browser as 1006):
+
+====  =====================================================================  ===============
+code  meaning                                                                the page
+====  =====================================================================  ===============
+4401  not signed in                                                          stops
+4403  not allowed at this table                                              stops
+4404  no such table                                                          stops
+4429  too many sockets of this user at this table (``MAX_SOCKETS_PER_USER``)  stops
+4503  the database is unavailable or full right now                          retries, backoff
+1013  the channel layer (Redis) is unreachable (closed before the accept)     retries, backoff
+====  =====================================================================  ===============
+
+Every client message is rate-limited per socket and type (limits.py): over the limit it is
+answered ``{"type": "error", "code": "rate_limited", "message", "retry_after"}`` and nothing else
+happens. A message may carry ``"id"`` (a positive integer, unique per page load): it is answered
+``{"type": "ack", "id", "seq"}`` once handled, after the updates it caused were sent on this
+socket (``_ack``); a refusal's ``error`` carries the ``id``. An ``act`` is applied at most once
+whatever the resends (its ``seq`` goes stale once applied: ``stale_seq``); the resend of one applied
+here (same id, seq and action: the page resent it after a reconnect) is answered ``{"type": "ack",
+"id", "seq", "dup": true}`` instead (limits.py, ``Acked``: this process's memory; nginx sends every
+socket of a table to one process, and where that fails the answer is ``stale_seq``).
 
 A socket has no channel of its own (``channel_layer_alias = None``): nothing is ever sent to one
 socket through the channel layer, and a channel per socket costs a subscription and a task.
@@ -24,13 +51,12 @@ from typing import Any
 from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
-from django.db import DEFAULT_DB_ALIAS, close_old_connections, connections
+from django.db import DEFAULT_DB_ALIAS, InterfaceError, OperationalError, close_old_connections, connections
 
-from . import dissolve, hub, play, services, stages, watch
+from . import dissolve, hub, limits, play, services, stages, watch
 from .context import TableError
-from .models import Table
 from .outbox import deferred_sends, viewer_key
-from .selectors import access_for, viewer_snapshot
+from .selectors import access_of, viewer_snapshot
 
 log = logging.getLogger(__name__)
 
@@ -57,8 +83,22 @@ WATCH_EXECUTOR = DB_EXECUTOR if settings.TABLES_DB_THREADS == 1 else ThreadPoolE
 
 # A client message is a few hundred bytes; anything far larger is refused before it is parsed.
 MAX_MESSAGE_CHARS = 8192
-RESYNC_BURST = 5  # resyncs a socket may ask at once ...
-RESYNC_EVERY = 1.0  # ... and then one per this many seconds
+RESYNC_BURST = limits.LIMITS["resync"][0]  # resyncs a socket may ask at once ...
+RESYNC_EVERY = 1 / limits.LIMITS["resync"][1]  # ... and then one per this many seconds
+MAX_SOCKETS_PER_USER = limits.MAX_SOCKETS_PER_USER
+MAX_ID = 2**53 - 1  # a message's id: a positive integer a browser counts exactly
+# How long an ack waits for the updates its message caused to come back through the channel layer
+# (past the hub's wait for an update still on its way); then the socket is sent a fresh state first.
+ACK_WAIT_SECONDS = 2.0
+
+CLOSE_SIGN_IN = 4401
+CLOSE_FORBIDDEN = 4403
+CLOSE_NOT_FOUND = 4404
+CLOSE_TOO_MANY = 4429
+CLOSE_DB_BUSY = 4503
+CLOSE_TRY_AGAIN = 1013  # the channel layer (Redis) cannot be reached: the page reconnects later
+# The database cannot be reached or takes no more connections (a restart, max_connections).
+DB_DOWN = (OperationalError, InterfaceError)
 
 
 def db_call(func, *, recv: float | None = None, executor: ThreadPoolExecutor = DB_EXECUTOR):
@@ -124,19 +164,6 @@ def _collecting(verb):
     return run
 
 
-def _access(*, user, table_id: int):
-    """The viewer's Access, None when refused, False when the table does not exist."""
-    table = Table.objects.select_related("club").filter(pk=table_id).first()
-    if table is None:
-        return False
-    return access_for(user=user, table=table)
-
-
-CLOSE_FORBIDDEN = 4403
-CLOSE_NOT_FOUND = 4404
-CLOSE_TRY_AGAIN = 1013  # the channel layer (Redis) cannot be reached: the page reconnects later
-
-
 class TableConsumer(AsyncJsonWebsocketConsumer):
     channel_layer_alias = None  # updates come through the hub; sends go through hub.publish
 
@@ -191,10 +218,11 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
         await handler(message)
 
     async def connect(self) -> None:
-        """One database call: the viewer's access, his seat online, his first state
-        (``services.socket_open``). The socket joins the table here first, so no update made
-        after that state can pass it by; until that state is sent, updates wait (``_backlog``),
-        and one it already covers is skipped (``table_update``)."""
+        """Access first, in at most one query and before anything is subscribed or locked; then
+        one database call: the viewer's access again under the table's lock, his seat online, his
+        first state (``services.socket_open``). The socket joins the table here before that call,
+        so no update made after that state can pass it by; until that state is sent, updates wait
+        (``_backlog``), and one it already covers is skipped (``table_update``)."""
         self.user = self.scope.get("user")
         self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
         self.seq = 0  # the last update number this socket's viewer was sent (outbox.view_seq)
@@ -204,6 +232,26 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
         # they wait here, in order, and ``_drain`` forwards them; None: deliver at once.
         self._backlog: list | None = []
         self._holds = 0
+        self._limits = limits.Buckets()
+        self._progress: asyncio.Event | None = None  # set when this socket's seq moves (an ack waits)
+        if self.user is None or not self.user.is_authenticated:
+            await self._refuse(CLOSE_SIGN_IN)
+            return
+        # The hub's updates name their viewers by ``str(user pk)``: worked out once, not through
+        # the scope's lazy user on every delivery.
+        self.user_key = str(self.user.pk)
+        try:
+            access = await db_call(access_of)(user=self.user, table_id=self.table_id)
+        except DB_DOWN as exc:
+            await self._database_down(exc)
+            return
+        if access is False or access is None:
+            await self._refuse(CLOSE_NOT_FOUND if access is False else CLOSE_FORBIDDEN)
+            return
+        # (counted and registered with no await in between: ``hub.join`` registers at once)
+        if hub.user_sockets(self.table_id, self.user_key) >= MAX_SOCKETS_PER_USER:
+            await self._refuse(CLOSE_TOO_MANY)
+            return
         try:
             await hub.join(self)
         except Exception as exc:  # noqa: BLE001 - the channel layer is down (a Redis restart)
@@ -216,72 +264,124 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
         sends, snap, error = await db_call(_collecting(services.socket_open))(user=self.user, table_id=self.table_id)
         if error is not None or snap is None:
             hub.leave(self)
+            await hub.publish(sends)
             if isinstance(error, TableError) and error.code == "no_table":
-                await self.close(code=CLOSE_NOT_FOUND)
-                return
-            if error is not None:
+                await self._refuse(CLOSE_NOT_FOUND)
+            elif isinstance(error, DB_DOWN):
+                await self._database_down(error)
+            elif error is not None:
                 raise error
-            await self.close(code=CLOSE_FORBIDDEN)
+            else:  # (allowed a moment ago: the table started meanwhile, or he was removed)
+                await self._refuse(CLOSE_FORBIDDEN)
             return
         self.joined = True
-        # The hub's updates name their viewers by ``str(user pk)``: worked out once, not through
-        # the scope's lazy user on every delivery.
-        self.user_key = str(self.user.pk)
         await self.accept()
         watch.start(watch_call)
         await self._send_snapshot(snap)
         await self._drain()
         await hub.publish(sends)
 
+    async def accept(self, subprotocol=None, headers=None) -> None:
+        self.accepted = True
+        await super().accept(subprotocol, headers)
+
+    async def _refuse(self, code: int) -> None:
+        """Close with ``code``, accepting first if need be: a close before the accept reaches
+        the page as 1006 (Daphne answers the handshake with HTTP 403)."""
+        if not getattr(self, "accepted", False):
+            await self.accept()
+        await self.close(code=code)
+
+    async def _database_down(self, exc: BaseException) -> None:
+        log.warning("table %s: socket closed, the database is unavailable (%s: %s)",
+                    self.table_id, type(exc).__name__, str(exc).strip().splitlines()[0] if str(exc).strip() else "")
+        await self._refuse(CLOSE_DB_BUSY)
+
     async def disconnect(self, code: int) -> None:
+        """His seat goes offline with his last socket at the table in this process (two tabs:
+        closing one leaves it online). Sockets of his in another process (nginx sends a table's
+        sockets to one process; after a Daphne died, to the next one) put it back online at their
+        next presence touch (watch.py), within ``TABLES_PRESENCE_SECONDS``."""
         hub.leave(self)
-        if getattr(self, "joined", False):
-            try:
-                await self._call(services.seat_set_online, online=False)
-            except Exception:  # noqa: BLE001 - the socket is gone either way
-                log.exception("marking seat offline failed")
+        if not getattr(self, "joined", False):
+            return
+        self.joined = False
+        user_id = self.user.pk
+        if watch.has_socket(self.table_id, user_id):
+            return
+        try:
+            # (asked again under the lock: another tab may have connected meanwhile)
+            await self._call(services.seat_set_online, online=False,
+                             only_if=functools.partial(_no_socket, self.table_id, user_id))
+        except DB_DOWN as exc:  # the presence sweep puts it offline later
+            log.warning("table %s: seat not put offline, the database is unavailable (%s)",
+                        self.table_id, type(exc).__name__)
+        except Exception:  # noqa: BLE001 - the socket is gone either way
+            log.exception("marking seat offline failed")
 
     # ---- client -> server ---------------------------------------------------------------------
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None, **kwargs) -> None:
         self.recv_at = time.time()  # (the first stamp of the action's stages)
         raw = text_data if text_data is not None else (bytes_data or b"")
         if len(raw) > MAX_MESSAGE_CHARS:
-            await self._error("too_large", "The message is too large.")
+            await self._refused_frame("too_large", "The message is too large.")
             return
         try:
             content = json.loads(raw if isinstance(raw, str) else raw.decode())
         except (ValueError, UnicodeDecodeError, RecursionError):  # "["*100000 nests too deep to parse
-            await self._error("bad_json", "The message is not valid JSON.")
+            await self._refused_frame("bad_json", "The message is not valid JSON.")
             return
         if not isinstance(content, dict):
-            await self._error("bad_message", "A message is a JSON object with a type.")
+            await self._refused_frame("bad_message", "A message is a JSON object with a type.")
             return
         await self.receive_json(content)
 
     async def receive_json(self, content: dict, **kwargs) -> None:
         kind = content.get("type")
         recv = self.__dict__.pop("recv_at", None)  # (when the frame came: the action's first stage)
+        msg_id = content.get("id")
+        if msg_id is not None and (isinstance(msg_id, bool) or not isinstance(msg_id, int)
+                                   or not 0 < msg_id <= MAX_ID):
+            await self._refused_frame("bad_message", "A message's id is a positive integer.")
+            return
+        empty = self._limits.take(kind if isinstance(kind, str) else "other")
+        if empty is not None:
+            await self._error("rate_limited", limits.RATE_LIMITED_MESSAGE, msg_id=msg_id,
+                              retry_after=round(empty.wait(), 2))
+            return
+        move = (content.get("seq"), content.get("action")) if kind == "act" and msg_id is not None else None
+        if move is not None and limits.acked.holds((self.table_id, self.user.pk, msg_id), move):
+            await self._send_ack(msg_id, dup=True)  # a resend of a move applied already (by any socket here)
+            return
+        sends: list = []
         try:
             if kind == "resync":
-                if not self._resync_allowed():
-                    await self._error("rate_limited", "Too many resyncs; wait a moment.")
-                    return
                 await self._send_state()
             elif kind == "act":
-                await self._call(play.hand_act, recv=recv, seq=content.get("seq"), action=content.get("action"),
-                                 seat=content.get("seat"))
+                sends = await self._call(play.hand_act, recv=recv, seq=content.get("seq"),
+                                         action=content.get("action"), seat=content.get("seat"))
             elif kind == "ready":
-                await self._call(services.seat_ready, recv=recv)
+                sends = await self._call(services.seat_ready, recv=recv)
             elif kind == "piao":
-                await self._call(services.piao_choose, recv=recv, value=content.get("value"))
+                sends = await self._call(services.piao_choose, recv=recv, value=content.get("value"))
             elif kind == "dissolve":
-                await self._call(dissolve.dissolve_vote, recv=recv, vote=content.get("vote"))
+                sends = await self._call(dissolve.dissolve_vote, recv=recv, vote=content.get("vote"))
             elif kind == "tuoguan":
-                await self._call(services.seat_set_tuoguan, recv=recv, on=content.get("on"), seat=content.get("seat"))
+                sends = await self._call(services.seat_set_tuoguan, recv=recv, on=content.get("on"),
+                                         seat=content.get("seat"))
             else:
-                await self._error("unknown_type", f"Unknown message type {kind!r}.")
+                await self._error("unknown_type", f"Unknown message type {kind!r}.", msg_id=msg_id)
+                return
         except TableError as exc:
-            await self._error(exc.code, exc.message)
+            await self._error(exc.code, exc.message, msg_id=msg_id)
+            return
+        except DB_DOWN as exc:  # the page reconnects with its backoff and resends what had no ack
+            await self._database_down(exc)
+            return
+        if msg_id is not None:
+            if move is not None:
+                limits.acked.add((self.table_id, self.user.pk, msg_id), move)
+            await self._ack(msg_id, sends)
 
     # ---- server -> client ---------------------------------------------------------------------
     async def deliver(self, message: dict) -> None:
@@ -326,6 +426,8 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
         sent = time.perf_counter()
         await self.send(text_data=view)  # the viewer's ``update``, encoded once by the outbox
         stages.record("send", (time.perf_counter() - sent) * 1000)
+        if self._progress is not None:
+            self._progress.set()
 
     async def _send_state(self, *, arrived: bool = False) -> None:
         """The whole view, with the viewer's access decided in the same locked read as the state.
@@ -361,42 +463,84 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
         self.seq, self.view_key = snap["seq"], viewer_key(snap["viewer"])
         hub.seen_state(self.table_id, snap.get("tseq"))
         await self.send_json({"type": "state", "seq": snap["seq"], "state": snap["state"]})
+        if self._progress is not None:
+            self._progress.set()
 
     async def push_state(self) -> None:
         """A fresh ``state`` the client did not ask for: the watch saw this socket miss an update."""
         await self._send_state()
 
-    async def _error(self, code: str, message: str) -> None:
-        await self.send_json({"type": "error", "code": code, "message": message, "seq": self.seq})
+    async def _error(self, code: str, message: str, *, msg_id: int | None = None, **extra: Any) -> None:
+        reply = {"type": "error", "code": code, "message": message, "seq": self.seq, **extra}
+        if msg_id is not None:
+            reply["id"] = msg_id
+        await self.send_json(reply)
+
+    async def _refused_frame(self, code: str, message: str) -> None:
+        """A frame that is not a message (too large, not JSON, a bad id): counted as ``other``."""
+        empty = self._limits.take("other")
+        if empty is not None:
+            await self._error("rate_limited", limits.RATE_LIMITED_MESSAGE, retry_after=round(empty.wait(), 2))
+            return
+        await self._error(code, message)
+
+    async def _ack(self, msg_id: int, sends: list) -> None:
+        """Acknowledge message ``msg_id`` once every update it caused for this viewer was sent on
+        this socket: the update comes back through the channel layer and the hub (``deliver``),
+        and the ack waits for this socket's seq to reach its number, so the page always reads the
+        update before the ack (in the same order on the wire). An update that does not come
+        within ``ACK_WAIT_SECONDS`` (lost by the layer, or held by the hub for an earlier one) is
+        replaced by a fresh ``state``, sent before the ack. The ack's ``seq`` is the viewer's
+        number after all that."""
+        target = None
+        for _, message in sends:
+            if message.get("type") != "table.update":
+                continue
+            key = viewer_key(message["users"].get(self.user_key))
+            if key in message.get("seqs", {}):
+                target = (key, message["seqs"][key])
+        if target is not None and not await self._caught_up(*target):
+            await self._send_state()
+        await self._send_ack(msg_id)
+
+    async def _caught_up(self, key: str, seq: int) -> bool:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + ACK_WAIT_SECONDS
+        while not (self.view_key == key and self.seq >= seq):
+            remaining = deadline - loop.time()
+            if remaining <= 0 or self.closed:
+                return False
+            self._progress = asyncio.Event()
+            try:
+                await asyncio.wait_for(self._progress.wait(), remaining)
+            except TimeoutError:
+                pass
+            finally:
+                self._progress = None
+        return True
+
+    async def _send_ack(self, msg_id: int, *, dup: bool = False) -> None:
+        ack = {"type": "ack", "id": msg_id, "seq": self.seq}
+        if dup:
+            ack["dup"] = True
+        await self.send_json(ack)
 
     # ---- helpers ------------------------------------------------------------------------------
-    async def _call(self, verb, *, recv: float | None = None, **kwargs: Any) -> None:
-        """Run a service verb in a DB thread, then publish the updates it made (in order).
-        ``recv``: when the client's frame asking for it came (its update's stages: stages.py)."""
+    async def _call(self, verb, *, recv: float | None = None, **kwargs: Any) -> list:
+        """Run a service verb in a DB thread, then publish the updates it made (in order); returns
+        them. ``recv``: when the client's frame asking for it came (its update's stages: stages.py)."""
         sends, _, error = await db_call(_collecting(verb), recv=recv)(
             user=self.user, table_id=self.table_id, **kwargs)
         await hub.publish(sends, back=time.time())
         if error is not None:
             raise error
-
-    def _resync_allowed(self) -> bool:
-        """A token bucket per socket: RESYNC_BURST at once, then one per RESYNC_EVERY seconds.
-
-        A page resyncs after a gap or a reconnect; a socket asking far more often only loads the
-        server for everyone else.
-        """
-        now = time.monotonic()
-        tokens, last = getattr(self, "_resync_bucket", (RESYNC_BURST, now))
-        tokens = min(RESYNC_BURST, tokens + (now - last) / RESYNC_EVERY)
-        if tokens < 1:
-            self._resync_bucket = (tokens, now)
-            return False
-        self._resync_bucket = (tokens - 1, now)
-        return True
-
-    async def _access(self):
-        return await db_call(_access)(user=self.user, table_id=self.table_id)
+        return sends
 
     async def _may_watch(self) -> bool:
-        access = await self._access()
+        """May this spectator still watch (one SELECT: ``selectors.access_of``)?"""
+        access = await db_call(access_of)(user=self.user, table_id=self.table_id)
         return bool(access) and access.seat is None
+
+
+def _no_socket(table_id: int, user_id: int) -> bool:
+    return not watch.has_socket(table_id, user_id)

@@ -5,9 +5,11 @@ its sockets show that table: each update is received and decoded once by the pro
 to each of its sockets at that table, in order (``TableConsumer.deliver``). A channel per socket
 would decode every update once per socket and wake a task per socket to forward it.
 
-The group is joined before a socket's first state is read (so no later update can pass it by) and
-left by the watch (``sweep``) once the process has no socket at the table left. Joins and leaves
-of one table run one after the other, in the order they were asked for.
+The group is joined before a socket's first state is read (so no later update can pass it by), and
+only for a socket whose access was decided (consumers.py): a refused one costs no subscription. It
+is left once the process has no socket at the table left: ``LINGER_SECONDS`` after the last one
+went (a page reloading comes straight back), or at the watch's next round (``sweep``), whichever
+comes first. Joins and leaves of one table run one after the other, in the order they were asked for.
 
 Updates reach the group in the order they were published, which is not always the order their
 transactions committed in: each is published after its commit by whichever database thread (of
@@ -33,6 +35,7 @@ from .models import table_group
 
 log = logging.getLogger(__name__)
 
+LINGER_SECONDS = 2.0  # a table's group is left this long after its last socket here went
 HOLD_SECONDS = 1.5  # how long an update waits for an earlier one of its table still on its way
 REPORT_SECONDS = 60.0  # how often the hub logs how many updates arrived out of order
 
@@ -127,6 +130,7 @@ class _Hub:
         self.order: dict[int, Sequencer] = {}  # table id -> its updates' order here
         self.waiting: set[int] = set()  # the tables whose Sequencer holds an update (rarely any)
         self.reordered = self.given_up = 0  # updates that waited for an earlier one; waits run out
+        self.lingering: set[int] = set()  # tables whose group is left soon unless a socket comes
         self.reported_at = loop.time()
 
     async def _start(self) -> None:
@@ -245,13 +249,30 @@ class _Hub:
 
     def leave_idle(self) -> list[asyncio.Task]:
         """Leave the groups of the tables with no socket here any more."""
-        out = []
-        for table_id, (joined, _) in list(self.ops.items()):
-            if joined and not _sockets.get(table_id):
-                out.append(self._chain(table_id, False))
-                self.order.pop(table_id, None)
-                self.waiting.discard(table_id)
-        return out
+        return [task for table_id in list(self.ops) if (task := self._leave_if_idle(table_id)) is not None]
+
+    def _leave_if_idle(self, table_id: int) -> asyncio.Task | None:
+        joined = self.ops.get(table_id, (False,))[0]
+        if not joined or _sockets.get(table_id):
+            return None
+        self.order.pop(table_id, None)
+        self.waiting.discard(table_id)
+        return self._chain(table_id, False)
+
+    def leave_later(self, table_id: int) -> None:
+        """The last socket of the table here went: leave its group in ``LINGER_SECONDS`` if none
+        came back meanwhile (the watch's round may have done it already)."""
+        if table_id in self.lingering or not self.ops.get(table_id, (False,))[0]:
+            return
+
+        def fire() -> None:
+            self.lingering.discard(table_id)
+            task = self._leave_if_idle(table_id)
+            if task is not None:  # (its failure is the next join's business: see ``join``)
+                task.add_done_callback(lambda t: t.cancelled() or t.exception())
+
+        self.lingering.add(table_id)
+        self.loop.call_later(LINGER_SECONDS, fire)
 
 
 async def _deliver(message: dict) -> None:
@@ -297,11 +318,24 @@ async def join(consumer) -> None:
 
 
 def leave(consumer) -> None:
+    """Unregister ``consumer``; the last one of its table here has the process leave the group soon."""
     group = _sockets.get(getattr(consumer, "table_id", None))
     if group is not None:
         group.discard(consumer)
         if not group:
             del _sockets[consumer.table_id]
+            try:
+                hub = _hubs.get(asyncio.get_running_loop())
+            except RuntimeError:  # (no loop: nothing was joined from here)
+                hub = None
+            if hub is not None:
+                hub.leave_later(consumer.table_id)
+
+
+def user_sockets(table_id: int, user_key: str) -> int:
+    """How many open sockets of the user (``str(pk)``) show ``table_id`` in this process."""
+    return sum(1 for c in list(_sockets.get(table_id, ()))
+               if getattr(c, "user_key", None) == user_key and not getattr(c, "closed", False))
 
 
 async def sweep() -> int:

@@ -1,6 +1,10 @@
 """Who is really at the table: seats online with no socket left are put offline.
 
-A socket's consumer marks its seat online on connect and offline on disconnect. A server process
+A socket's consumer marks its seat online on connect and offline when the last socket of its user
+at the table in this process closes (two tabs: closing one keeps the seat online; asked again
+under the table's lock, consumers.py). Nginx sends every socket of a table to one process; a tab
+that landed on another one (its Daphne had died) keeps the seat "seen" there, and that process's
+next touch puts it back online if this one put it offline. A server process
 killed with SIGKILL never runs the disconnect: its players' seats would stay online. So each
 process marks the seats of its sockets as seen every ``TABLES_PRESENCE_SECONDS`` (watch.py,
 ``seen``), and the beat task ``tables.sweep_presence`` puts offline, with the usual

@@ -6,11 +6,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import transaction
-from django.db.models import Q, QuerySet
+from django.db.models import OuterRef, Q, QuerySet, Subquery
 from django.utils import timezone
 
-from apps.clubs.access import is_manager
-from apps.clubs.selectors import membership_for
+from apps.clubs.access import MANAGER_ROLES
+from apps.clubs.models import Membership
 
 from .context import lock
 from .eventlog import tables_events
@@ -37,19 +37,44 @@ class Access:
 
 def access_for(*, user, table: Table, seats: list[Seat] | None = None) -> Access | None:
     """Seated players play; club admins watch any table; members may look at a waiting table.
-    ``seats``: the table's seat rows when the caller has them (under the table's lock)."""
+    ``seats``: the table's seat rows when the caller has them (under the table's lock): then a
+    seated player costs no query, anyone else one (his role in the club)."""
     if user is None or not user.is_authenticated:
         return None
     if seats is not None:
         seat = next((s.index for s in seats if s.user_id == user.pk), None)
     else:
         seat = Seat.objects.filter(table=table, user=user).values_list("index", flat=True).first()
+    role = None if seat is not None else (
+        Membership.objects.filter(club_id=table.club_id, user=user).values_list("role", flat=True).first())
+    return _decide(user, status=table.status, seat=seat, role=role)
+
+
+def access_of(*, user, table_id: int) -> Access | None | bool:
+    """``access_for`` decided from the table's id in one SELECT (the table's status, the user's seat
+    there and his role in its club), before anything is locked or subscribed: a socket's connect
+    and a spectator's updates. None: refused (no query at all for an anonymous user); False: no
+    such table. Not a lock: the socket's ``services.socket_open`` decides again under it."""
+    if user is None or not user.is_authenticated:
+        return None
+    found = (Table.objects.filter(pk=table_id).order_by()
+             .annotate(my_seat=Subquery(Seat.objects.filter(table_id=OuterRef("pk"), user_id=user.pk)
+                                        .values("index")[:1]),
+                       my_role=Subquery(Membership.objects.filter(club_id=OuterRef("club_id"), user_id=user.pk)
+                                        .values("role")[:1]))
+             .values_list("status", "my_seat", "my_role")[:1])
+    if not found:
+        return False
+    status, seat, role = found[0]
+    return _decide(user, status=status, seat=seat, role=role)
+
+
+def _decide(user, *, status: str, seat: int | None, role: str | None) -> Access | None:
     if seat is not None:
         return Access(seat=seat, can_act=True)
-    membership = membership_for(user=user, club=table.club)
-    if is_manager(membership) or user.is_staff:
+    if role in MANAGER_ROLES or user.is_staff:
         return Access(seat=None, can_act=False)
-    if membership is not None and table.status == TableStatus.WAITING:
+    if role is not None and status == TableStatus.WAITING:
         return Access(seat=None, can_act=False)
     return None
 

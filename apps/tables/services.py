@@ -9,6 +9,7 @@ dissolve.py.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from django.db import transaction
@@ -18,12 +19,12 @@ from apps.clubs.models import AuditAction, RuleTemplate
 from apps.clubs.services import audit_log
 
 from .checks import check_member, check_open, check_seated, check_waiting
-from .context import TableError
+from .context import TableError, lock
 from .models import BOT_KINDS, BotLevel, Seat, Stage, Table, TableStatus
 from .selectors import access_for, snapshot_of
 from .session import maybe_deal_after_piao, maybe_start
 from .transitions import do_add_bot, do_set_tuoguan, do_sit, do_vacate
-from .unit import table_action
+from .unit import autoplay, table_action
 
 __all__ = ["TableError"]
 
@@ -172,19 +173,36 @@ def piao_choose(*, user, table_id: int, value: Any) -> None:
 def socket_open(*, user, table_id: int) -> dict[str, Any] | None:
     """A socket connects: in one table transaction, decide the viewer's access (None: refused),
     put his seat online and return his first state (``{"seq", "viewer", "state"}``, the table as
-    committed, his online update included). ``TableError("no_table")`` when there is no such table."""
-    with table_action(table_id) as ctx:
+    committed, his online update included). ``TableError("no_table")`` when there is no such table.
+
+    The unit of work of ``unit.table_action``, written out so that the state is built before the
+    commit, under the row lock: once committed, the engine hand is the process's cached one
+    (hand_cache.py), which the next move of the table (another thread) changes in place."""
+    with transaction.atomic():
+        ctx = lock(table_id)
         access = access_for(user=user, table=ctx.table, seats=ctx.seats)
         if access is None:
             ctx.nothing_changed()
             ctx.keep_read()
             return None
         _set_online(ctx, None if access.seat is None else ctx.seats[access.seat], True)
-    return snapshot_of(ctx, access.seat)
+        if not ctx.unchanged:
+            ctx.save()
+        snap = snapshot_of(ctx, access.seat)
+        due = not ctx.unchanged and ctx.autoplay_due
+    if due:
+        autoplay(table_id=table_id)
+    return snap
 
 
-def seat_set_online(*, user, table_id: int, online: bool) -> None:
+def seat_set_online(*, user, table_id: int, online: bool, only_if: Callable[[], bool] | None = None) -> None:
+    """``only_if()``, asked under the table's lock, may call it off (a socket closing while
+    another socket of the same user lives: consumers.py)."""
     with table_action(table_id) as ctx:
+        if only_if is not None and not only_if():
+            ctx.nothing_changed()
+            ctx.keep_read()
+            return
         _set_online(ctx, ctx.seat_of(user), online)
 
 

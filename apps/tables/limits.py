@@ -1,0 +1,129 @@
+"""What one table socket may cost: messages per second, sockets per user, and the ids it acknowledged.
+
+- Every client message is counted against a token bucket of its type, per socket (``LIMITS``:
+  a burst, then a steady rate; unknown types and unreadable frames share ``other``). A message
+  over its limit is answered ``rate_limited`` and nothing else happens: no database call, no lock.
+  The numbers leave a real player far below them (a move every few seconds, a resync after a gap).
+- A user has at most ``MAX_SOCKETS_PER_USER`` sockets at one table in a process (nginx sends every
+  socket of a table to the same process: deploy/README.md), so a script cannot pile up sockets.
+- ``Acked`` remembers the moves (``act``) a user's sockets had applied at a table, by the page's id
+  (the last ``ACKED_KEEP`` of the process): the page resends a tap it saw no ``ack`` for after a
+  reconnect, and that resend is acknowledged as a duplicate (its seq, now stale, already kept it
+  from being applied twice) instead of being refused as ``stale_seq``.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import OrderedDict
+from typing import Any
+
+# type -> (burst, per second). ``resync``: as before issue #41 (consumers.RESYNC_BURST/RESYNC_EVERY).
+LIMITS: dict[str, tuple[int, float]] = {
+    "act": (10, 5.0),
+    "resync": (5, 1.0),
+    "ready": (5, 1.0),
+    "piao": (5, 1.0),
+    "dissolve": (5, 1.0),
+    "tuoguan": (5, 1.0),
+    "other": (10, 1.0),  # unknown types, bad JSON, too large, a bad id
+}
+MAX_SOCKETS_PER_USER = 4
+RATE_LIMITED_MESSAGE = "操作太频繁，请稍候再试。"  # (zh-hans: the site's language; the page may show it as is)
+
+
+class Bucket:
+    """A token bucket: ``burst`` at once, then ``rate`` per second.
+
+    >>> b = Bucket(2, 1.0, now=0.0)
+    >>> [b.take(now=0.0), b.take(now=0.0), b.take(now=0.0), b.take(now=1.0)]
+    [True, True, False, True]
+    >>> round(b.wait(now=1.0), 2)
+    1.0
+    """
+
+    __slots__ = ("burst", "rate", "tokens", "at")
+
+    def __init__(self, burst: int, rate: float, *, now: float | None = None):
+        self.burst, self.rate = burst, rate
+        self.tokens = float(burst)
+        self.at = time.monotonic() if now is None else now
+
+    def take(self, *, now: float | None = None) -> bool:
+        now = time.monotonic() if now is None else now
+        self.tokens = min(self.burst, self.tokens + (now - self.at) * self.rate)
+        self.at = now
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True
+
+    def wait(self, *, now: float | None = None) -> float:
+        """Seconds until the next token."""
+        now = time.monotonic() if now is None else now
+        tokens = min(self.burst, self.tokens + (now - self.at) * self.rate)
+        return max(0.0, (1 - tokens) / self.rate)
+
+
+class Buckets:
+    """One socket's buckets, made as its messages come."""
+
+    __slots__ = ("buckets",)
+
+    def __init__(self):
+        self.buckets: dict[str, Bucket] = {}
+
+    def take(self, kind: str) -> Bucket | None:
+        """None when a message of ``kind`` may go on; else its (empty) bucket."""
+        kind = kind if kind in LIMITS else "other"
+        bucket = self.buckets.get(kind)
+        if bucket is None:
+            bucket = self.buckets[kind] = Bucket(*LIMITS[kind])
+        return None if bucket.take() else bucket
+
+
+ACKED_KEEP = 20000
+
+
+class Acked:
+    """The moves applied here lately, by ``(table, user, id)``, each with what it carried (the
+    ``seq`` and the action); the oldest forgotten first. An id is unique per page load only: a
+    page loaded again counts from the start. Its resend is the same move only when it carries the
+    same seq and action too, and a fresh page cannot: the move applied at that seq moved the
+    viewer's number past it before that page was sent its state.
+
+    >>> acked = Acked(keep=2)
+    >>> for i in (100, 101, 102):
+    ...     acked.add((1, 7, i), (5, {"type": "discard", "card": "s3"}))
+    >>> acked.holds((1, 7, 100), (5, {"type": "discard", "card": "s3"}))
+    False
+    >>> acked.holds((1, 7, 102), (5, {"card": "s3", "type": "discard"}))
+    True
+    >>> acked.holds((1, 7, 102), (6, {"type": "discard", "card": "s3"}))
+    False
+    """
+
+    def __init__(self, keep: int = ACKED_KEEP):
+        self.keep = keep
+        self.moves: OrderedDict[tuple[int, int, int], str] = OrderedDict()
+
+    def add(self, key: tuple[int, int, int], move: Any) -> None:
+        self.moves[key] = _canonical(move)
+        self.moves.move_to_end(key)
+        while len(self.moves) > self.keep:
+            self.moves.popitem(last=False)
+
+    def holds(self, key: tuple[int, int, int], move: Any) -> bool:
+        known = self.moves.get(key)
+        return known is not None and known == _canonical(move)
+
+    def clear(self) -> None:
+        self.moves.clear()
+
+
+def _canonical(move: Any) -> str:
+    return json.dumps(move, sort_keys=True, separators=(",", ":"), default=str)
+
+
+acked = Acked()
