@@ -2,14 +2,14 @@ from django.contrib import admin
 from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
 from django.utils.translation import gettext_lazy as _
 
-from .models import SignInLockout, User
+from .models import PasswordResetLink, SignInLockout, User
 
 
 @admin.register(User)
 class UserAdmin(BaseUserAdmin):
-    fieldsets = BaseUserAdmin.fieldsets + ((_("Profile"), {"fields": ("display_name",)}),)
+    fieldsets = BaseUserAdmin.fieldsets + ((_("Profile"), {"fields": ("display_name", "email_verified")}),)
     add_fieldsets = BaseUserAdmin.add_fieldsets + ((_("Profile"), {"fields": ("display_name",)}),)
-    list_display = ("username", "display_name", "email", "is_staff", "is_active", "date_joined")
+    list_display = ("username", "display_name", "email", "email_verified", "is_staff", "is_active", "date_joined")
     search_fields = ("username", "display_name", "email")
 
 
@@ -29,4 +29,20 @@ class SignInLockoutAdmin(admin.ModelAdmin):
         return False
 
     def has_delete_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(PasswordResetLink)
+class PasswordResetLinkAdmin(admin.ModelAdmin):
+    """One-time password links made by clubs' owners: read only (the token itself is not stored)."""
+
+    list_display = ("created_at", "user", "created_by", "expires_at", "used_at")
+    search_fields = ("user__username", "created_by__username")
+    date_hierarchy = "created_at"
+    exclude = ("token_hash",)
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
         return False

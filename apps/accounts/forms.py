@@ -1,5 +1,6 @@
 from django import forms
-from django.contrib.auth.forms import UserCreationForm
+from django.contrib.auth.forms import PasswordResetForm, UserCreationForm
+from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
 from .models import User
@@ -23,3 +24,31 @@ class ProfileForm(forms.ModelForm):
         model = User
         fields = ("display_name",)
         labels = {"display_name": _("Display name")}
+
+
+class EmailForm(forms.Form):
+    email = forms.EmailField(
+        label=_("E-mail"),
+        required=False,
+        max_length=254,
+        help_text=_("Optional. Used only to reset your password; we mail a link to confirm it. "
+                    "Empty it and send to remove it."),
+    )
+
+
+class ResetRequestForm(PasswordResetForm):
+    """Django's, asked for a username or an e-mail; mails go only to verified addresses.
+
+    The answer is the same whether or not an account matches (the view shows the same page).
+    """
+
+    email = forms.CharField(label=_("Username or e-mail"), max_length=254,
+                            widget=forms.TextInput(attrs={"autocomplete": "username", "autofocus": True}))
+
+    def get_users(self, email):
+        value = (email or "").strip()
+        if not value:
+            return []
+        users = User._default_manager.filter(is_active=True, email_verified=True).exclude(email="")
+        found = users.filter(Q(username=value) | Q(email__iexact=value))
+        return [u for u in found if u.has_usable_password()]

@@ -1,5 +1,7 @@
 """The custom user (set before the first migration so it never has to move)."""
 
+import hashlib
+
 from django.contrib.auth.models import AbstractUser
 from django.db import models
 from django.utils.translation import gettext_lazy as _
@@ -7,6 +9,11 @@ from django.utils.translation import gettext_lazy as _
 
 class User(AbstractUser):
     display_name = models.CharField(_("display name"), max_length=32, blank=True)
+    # ``email`` holds an address only once its owner followed the link mailed to it (accounts.email):
+    # password-reset mails go only to a verified address.
+    email_verified = models.BooleanField(_("e-mail verified"), default=False)
+    # when the e-mail was last verified or removed: a confirmation link made before it is spent
+    email_changed_at = models.DateTimeField(_("e-mail changed"), null=True, blank=True)
 
     class Meta(AbstractUser.Meta):
         swappable = "AUTH_USER_MODEL"
@@ -42,16 +49,18 @@ class SeenAddress(models.Model):
 
 
 class SignInLockout(models.Model):
-    """A sign-in lockout: too many failed sign-ins for a username or from an address.
+    """A sign-in lockout: too many failed sign-ins for a (username, address) pair, from an address,
+    or for a username from all addresses in a day (then refused only at addresses new to its user).
 
     The audit trail of throttling (django-axes counts the failures; ``accounts.signin`` writes these
     rows): one row when a lockout starts, its ``ended_at`` and ``end`` when the cool-off ran out or
-    an admin lifted it (``manage.py unlock_signin``). At most one open row per username or address.
+    an admin lifted it (``manage.py unlock_signin``, a password reset). At most one open row per key.
     """
 
     class Scope(models.TextChoices):
-        USERNAME = "username", _("username")
+        USERNAME = "username", _("username at new addresses")
         ADDRESS = "address", _("address")
+        PAIR = "pair", _("username at an address")
 
     class End(models.TextChoices):
         EXPIRED = "expired", _("cool-off ended")
@@ -82,3 +91,28 @@ class SignInLockout(models.Model):
 
     def __str__(self) -> str:
         return f"{self.scope}:{self.key} {self.started_at:%Y-%m-%d %H:%M}"
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+class PasswordResetLink(models.Model):
+    """A one-time password-reset link a club's owner (or admin, or staff) made for a member
+    without a verified e-mail (accounts.reset_links). Only the SHA-256 of its token is stored: the
+    link is shown once, to its maker. Used at most once, before ``expires_at``."""
+
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="reset_links")
+    created_by = models.ForeignKey(User, on_delete=models.SET_NULL, null=True, related_name="+")
+    token_hash = models.CharField(max_length=64, unique=True)
+    created_at = models.DateTimeField(_("made"))
+    expires_at = models.DateTimeField(_("expires"))
+    used_at = models.DateTimeField(_("used"), null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [models.CheckConstraint(condition=models.Q(expires_at__gt=models.F("created_at")),
+                                              name="accounts_reset_link_expires_after_made")]
+
+    def __str__(self) -> str:
+        return f"reset link for {self.user_id} by {self.created_by_id} {self.created_at:%Y-%m-%d %H:%M}"

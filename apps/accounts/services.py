@@ -30,6 +30,29 @@ def client_ip(meta: dict) -> str | None:
         return None
 
 
+def address_key(ip: str | None) -> str | None:
+    """The key an address is counted under by every per-address limit (sign-in throttling, rate
+    limits): an IPv4 address itself, an IPv6 address its /64 network, since one subscriber is
+    handed a whole /64 and can pick any address in it. The /64 is written as its first address
+    ("2001:db8:1:2::"): still an IP address, as the address columns (PostgreSQL inet) require."""
+    if not ip:
+        return None
+    try:
+        parsed = ipaddress.ip_address(ip)
+    except ValueError:
+        return None
+    if parsed.version == 6:
+        if parsed.ipv4_mapped is not None:
+            return str(parsed.ipv4_mapped)
+        return str(ipaddress.ip_network(f"{parsed}/64", strict=False).network_address)
+    return str(parsed)
+
+
+def client_address_key(meta: dict) -> str | None:
+    """``address_key`` of the request's client address."""
+    return address_key(client_ip(meta))
+
+
 def address_seen(*, user, ip: str | None, at=None) -> None:
     """Record that ``user`` was seen at ``ip`` (one row per pair: count and last_seen move)."""
     if ip is None or user is None or not getattr(user, "is_authenticated", False):

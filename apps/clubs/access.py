@@ -13,6 +13,7 @@ leave the club                         yes     yes    no*    no
 invites, join requests (see, decide)   no      yes    yes    no
 remove / ban / unban a *member*        no      yes    yes    no
 remove / ban an admin                  no      no     yes    no
+one-time password link for a member    no      yes**  yes    yes***
 promote / demote admins                no      no     yes    no
 transfer ownership                     no      no     yes    no
 rule templates, ledger, matches        no      yes    yes    no
@@ -21,6 +22,8 @@ view the audit pages                   no      yes    yes    yes
 =====================================  ======  =====  =====  =====
 
 (*) the owner must transfer ownership first.
+(**) admins for plain members only; the owner for admins and members. (***) staff for anyone, the
+owner too. Never for a staff or superuser account (only a superuser may), never for oneself.
 
 Three layers, each built on the one below:
 
@@ -72,6 +75,22 @@ def can_act_on_member(actor: Membership | None, target: Membership) -> bool:
     if actor.role == Role.OWNER:
         return True
     return actor.role == Role.ADMIN and target.role == Role.MEMBER
+
+
+def can_make_reset_link(actor: Membership | None, target: Membership, user=None) -> bool:
+    """A one-time password link for a member (apps.accounts.reset_links): his club's owner for an
+    admin or a member, an admin for a plain member (as ``can_act_on_member``), site staff for any
+    member, the owner too (who else could help an owner without an e-mail); never for himself, and
+    for a staff or superuser account only by a superuser (a club role must not reach a site account
+    above it)."""
+    if user is not None and actor is not None and actor.user_id == target.user_id:
+        return False
+    target_user = target.user
+    if (target_user.is_staff or target_user.is_superuser) and not (user is not None and user.is_superuser):
+        return False
+    if can_act_on_member(actor, target):
+        return True
+    return bool(user is not None and user.is_staff and target.user_id != user.pk)
 
 
 # --- service guards ---------------------------------------------------------------------------

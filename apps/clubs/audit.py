@@ -137,7 +137,7 @@ def sentence(entry: AuditLog, names: _Names) -> SafeString:
     if a == A.INVITE_REVOKE:
         return _say(_("%(actor)s revoked an invite link."), actor=actor)
     if a in (A.JOIN_APPROVE, A.JOIN_REJECT, A.MEMBER_REMOVE, A.MEMBER_BAN, A.MEMBER_UNBAN, A.MEMBER_PROMOTE,
-             A.MEMBER_DEMOTE, A.OWNER_TRANSFER):
+             A.MEMBER_DEMOTE, A.OWNER_TRANSFER, A.MEMBER_RESET_LINK):
         templates = {
             A.JOIN_APPROVE: _("%(actor)s let %(target)s join the club."),
             A.JOIN_REJECT: _("%(actor)s turned down the join request of %(target)s."),
@@ -147,6 +147,7 @@ def sentence(entry: AuditLog, names: _Names) -> SafeString:
             A.MEMBER_PROMOTE: _("%(actor)s made %(target)s an admin."),
             A.MEMBER_DEMOTE: _("%(actor)s took the admin rights of %(target)s."),
             A.OWNER_TRANSFER: _("%(actor)s handed the club over to %(target)s."),
+            A.MEMBER_RESET_LINK: _("%(actor)s made a one-time link for %(target)s to set a new password."),
         }
         return _say(templates[a], actor=actor, target=target or mark_safe(_("a former member")))
     if a == A.MEMBER_LEAVE:

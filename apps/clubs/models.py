@@ -266,6 +266,7 @@ class AuditAction(models.TextChoices):
     MEMBER_UNBAN = "member.unban", _("lifted a ban")
     MEMBER_PROMOTE = "member.promote", _("made an admin")
     MEMBER_DEMOTE = "member.demote", _("removed admin rights")
+    MEMBER_RESET_LINK = "member.reset_link", _("made a password link")
     MEMBER_LEAVE = "member.leave", _("left the club")
     OWNER_TRANSFER = "owner.transfer", _("transferred ownership")
     TEMPLATE_CREATE = "template.create", _("created a rule template")

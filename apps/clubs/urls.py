@@ -50,6 +50,8 @@ urlpatterns = [
         {"action": "transfer"},
         name="member_transfer",
     ),
+    path("<int:club_id>/members/<int:user_id>/reset-link/", views_manage.member_reset_link,
+         name="member_reset_link"),
     path("<int:club_id>/bans/<int:user_id>/unban/", views_manage.member_unban, name="member_unban"),
     path("<int:club_id>/templates/new/", views_manage.template_form, name="template_create"),
     path("<int:club_id>/templates/<int:template_id>/edit/", views_manage.template_form, name="template_edit"),

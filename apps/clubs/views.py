@@ -67,6 +67,7 @@ def club_detail(request: HttpRequest, club_id: int) -> HttpResponse:
                 "m": m,
                 "can_act": access.can_act_on_member(membership, m),
                 "can_set_role": access.is_owner(membership) and m.role != "owner",
+                "can_reset": access.can_make_reset_link(membership, m, request.user),
             }
             for m in members
         ],

@@ -7,18 +7,23 @@ the role check, so a view bug cannot grant a permission.
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.cache import add_never_cache_headers
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
+
+from apps.accounts import reset_links
 
 from . import access, selectors, services
 from .access import member_access
 from .forms import InviteForm, RuleTemplateForm
-from .models import Ban, Invite, JoinRequest, JoinStatus, Membership, RuleTemplate
+from .models import AuditAction, Ban, Invite, JoinRequest, JoinStatus, Membership, RuleTemplate
 from .views import flash_error, get_in_club
 
 
@@ -126,6 +131,26 @@ def member_action(request: HttpRequest, club_id: int, user_id: int, action: str)
     except ValidationError as exc:
         flash_error(request, exc)
     return redirect("clubs:detail", club_id=club.pk)
+
+
+@login_required
+@require_POST
+def member_reset_link(request: HttpRequest, club_id: int, user_id: int) -> HttpResponse:
+    """A one-time link for a member to set a new password (apps.accounts.reset_links), shown once
+    to its maker, audit-logged. Who may: access.can_make_reset_link (404 for outsiders)."""
+    club, membership = access.club_access(request, club_id)
+    target = get_in_club(Membership, club, user_id=user_id)
+    if not access.can_make_reset_link(membership, target, request.user):
+        raise PermissionDenied
+    token = reset_links.make(user=target.user, by=request.user)
+    services.audit_log(club=club, actor=request.user, action=AuditAction.MEMBER_RESET_LINK, target_user=target.user,
+                       detail={"hours": int(settings.MEMBER_RESET_LINK_HOURS)})
+    link = request.build_absolute_uri(reverse("accounts:reset_link", args=[token]))
+    response = render(request, "clubs/member_reset_link.html", {
+        "club": club, "membership": membership, "member": target.user, "link": link,
+        "hours": int(settings.MEMBER_RESET_LINK_HOURS)})
+    add_never_cache_headers(response)
+    return response
 
 
 @login_required

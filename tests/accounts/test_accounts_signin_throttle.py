@@ -14,13 +14,15 @@ from apps.accounts import signin
 from apps.accounts.models import SignInLockout
 
 PASSWORD = "Xk7-paohuzi-pass"
-LIMIT = 5
+LIMIT = 5  # failures of one username from one address
+ADDRESS_LIMIT = 8  # failures from one address, any usernames
 COOL_OFF = 300
 
 
 @pytest.fixture(autouse=True)
 def _throttle(settings):
     settings.SIGNIN_FAILURE_LIMIT = settings.AXES_FAILURE_LIMIT = LIMIT
+    settings.SIGNIN_ADDRESS_FAILURE_LIMIT = ADDRESS_LIMIT
     settings.SIGNIN_COOLOFF_SECONDS = COOL_OFF
     settings.SIGNIN_COOLOFF_MAX_SECONDS = 3600
     settings.BEHIND_TLS_PROXY = False
@@ -83,7 +85,7 @@ def test_lockout_answer_does_not_tell_whether_the_username_exists(client, make_u
 def test_another_address_is_limited_separately(client, make_user):
     make_user("li", password=PASSWORD)
     make_user("wu", password=PASSWORD)
-    for i in range(LIMIT):  # one address tries many usernames: the address is locked
+    for i in range(ADDRESS_LIMIT):  # one address tries many usernames: the address is locked
         _sign_in(client, f"guess{i}", "x", ip="10.0.2.1")
     assert _sign_in(client, "li", PASSWORD, ip="10.0.2.1").status_code == 429
     assert _sign_in(client, "li", PASSWORD, ip="10.0.2.2").status_code == 302  # another address: its own count
@@ -92,16 +94,18 @@ def test_another_address_is_limited_separately(client, make_user):
     assert _sign_in(client, "wu", PASSWORD, ip="10.0.2.3").status_code == 302
 
 
-def test_username_is_counted_across_addresses(client, make_user):
+def test_a_username_alone_is_not_locked_by_failures_from_other_addresses(client, make_user):
+    """Failures lock the (username, address) pair, never the username for every address."""
     make_user("zhou", password=PASSWORD)
     for i in range(LIMIT):
         _sign_in(client, "zhou", "x", ip=f"10.0.3.{i + 1}")
-    assert _sign_in(client, "zhou", PASSWORD, ip="10.0.3.99").status_code == 429
+    assert _sign_in(client, "zhou", PASSWORD, ip="10.0.3.99").status_code == 302
+    assert not SignInLockout.objects.exists()
 
 
 def test_spoofed_forwarded_header_does_not_help_when_not_behind_a_proxy(client, make_user):
     make_user("qian", password=PASSWORD)
-    for i in range(LIMIT):
+    for i in range(ADDRESS_LIMIT):
         _sign_in(client, f"spray{i}", "x", ip="10.0.4.1", HTTP_X_FORWARDED_FOR=f"192.0.2.{i + 1}")
     answer = _sign_in(client, "qian", PASSWORD, ip="10.0.4.1", HTTP_X_FORWARDED_FOR="192.0.2.200")
     assert answer.status_code == 429
@@ -112,7 +116,7 @@ def test_behind_the_proxy_the_forwarded_address_counts(client, make_user, settin
     settings.BEHIND_TLS_PROXY = True
     settings.SECURE_SSL_REDIRECT = False  # the test client speaks http; the address is what matters
     make_user("feng", password=PASSWORD)
-    for i in range(LIMIT):
+    for i in range(ADDRESS_LIMIT):
         _sign_in(client, f"spray{i}", "x", ip="127.0.0.1", HTTP_X_FORWARDED_FOR="198.51.100.7")
     assert SignInLockout.objects.get(scope="address").key == "198.51.100.7"
     # another client behind the same proxy is not locked out with it
@@ -124,7 +128,7 @@ def test_lockout_message_in_the_users_language_says_when(client, db, lang, words
     client.cookies["django_language"] = lang
     answer = _fail(client, "sun", LIMIT, HTTP_ACCEPT_LANGUAGE=lang)[-1]
     html = answer.content.decode()
-    until = timezone.localtime(SignInLockout.objects.get(scope="username").until)
+    until = timezone.localtime(SignInLockout.objects.get(scope="pair").until)
     assert answer.status_code == 429 and words in html
     same_day = until.date() == timezone.localtime().date()
     assert (until.strftime("%H:%M") if same_day else str(until.year)) in html  # the day too after midnight
@@ -141,8 +145,9 @@ def test_lockout_message_names_the_day_when_it_ends_another_day():
 def test_lockout_and_its_end_are_in_the_audit_trail(client, db, later):
     _fail(client, "zhao", LIMIT, ip="10.0.5.1")
     _fail(client, "zhao", 2, ip="10.0.5.1")  # refused while locked: still one lockout
-    row = SignInLockout.objects.get(scope="username", key="zhao")
-    assert row.ended_at is None and row.ip == "10.0.5.1" and row.cool_off_seconds == COOL_OFF
+    _fail(client, "zhu", ADDRESS_LIMIT - LIMIT, ip="10.0.5.1")  # the address reaches its own limit
+    row = SignInLockout.objects.get(scope="pair", key="zhao 10.0.5.1")
+    assert row.ended_at is None and row.username == "zhao" and row.ip == "10.0.5.1" and row.cool_off_seconds == COOL_OFF
     assert abs((row.until - row.started_at).total_seconds() - COOL_OFF) < 5
     assert SignInLockout.objects.get(scope="address", key="10.0.5.1").ended_at is None
     later(COOL_OFF + 1)
@@ -157,33 +162,37 @@ def test_cool_off_grows_with_each_lockout(client, db, later):
     lengths = []
     for _ in range(3):
         _fail(client, "kong", LIMIT, ip="10.0.6.1")
-        row = SignInLockout.objects.filter(scope="username", key="kong").first()
+        row = SignInLockout.objects.filter(scope="pair", key="kong 10.0.6.1").first()
         lengths.append(row.cool_off_seconds)
         later(row.cool_off_seconds + 1)
     assert lengths == [COOL_OFF, 2 * COOL_OFF, 4 * COOL_OFF]
-    assert signin.cool_off_for("kong", None).total_seconds() == 8 * COOL_OFF
+    assert signin.cool_off_for("kong", "10.0.6.1").total_seconds() == 8 * COOL_OFF
+    assert signin.cool_off_for("kong", "10.0.6.2").total_seconds() == COOL_OFF  # another address: its own
     later(24 * 3600)  # a day later it starts small again
-    assert signin.cool_off_for("kong", None).total_seconds() == COOL_OFF
+    assert signin.cool_off_for("kong", "10.0.6.1").total_seconds() == COOL_OFF
 
 
 def test_cool_off_is_capped(db, settings):
     settings.SIGNIN_COOLOFF_MAX_SECONDS = 1000
     now = timezone.now()
     for i in range(5):
-        SignInLockout.objects.create(scope="username", key="cap", started_at=now - timedelta(minutes=10 + i),
+        SignInLockout.objects.create(scope="address", key="10.0.6.9", started_at=now - timedelta(minutes=10 + i),
                                      until=now - timedelta(minutes=1), cool_off_seconds=1,
                                      ended_at=now - timedelta(minutes=1), end="expired")
-    assert signin.cool_off_for("cap", None).total_seconds() == 1000
+    assert signin.cool_off_for("cap", "10.0.6.9").total_seconds() == 1000
 
 
 def test_unlock_command_lifts_the_lockout_and_records_it(client, make_user):
     make_user("chen", password=PASSWORD)
     _fail(client, "chen", LIMIT, ip="10.0.7.1")
+    _fail(client, "chu", ADDRESS_LIMIT - LIMIT, ip="10.0.7.1")
     assert _sign_in(client, "chen", PASSWORD, ip="10.0.7.1").status_code == 429
     call_command("unlock_signin", "--username", "chen", "--address", "10.0.7.1")
     assert _sign_in(client, "chen", PASSWORD, ip="10.0.7.1").status_code == 302
     rows = SignInLockout.objects.filter(end="unlocked")
-    assert {(r.scope, r.key) for r in rows} == {("username", "chen"), ("address", "10.0.7.1")}
+    # the pair and the address, and the mark the username's daily ceiling counts from
+    assert {(r.scope, r.key) for r in rows} == {("pair", "chen 10.0.7.1"), ("address", "10.0.7.1"),
+                                                ("username", "chen")}
     assert all(r.ended_at is not None for r in rows)
     # the unlock starts the growth afresh
     assert signin.cool_off_for("chen", "10.0.7.1").total_seconds() == COOL_OFF
@@ -209,7 +218,7 @@ def test_admin_sign_in_is_throttled_too(client, make_user):
 def test_success_does_not_reset_an_address_count(client, make_user):
     """A guesser with an account of its own cannot clear its address's failures by signing in."""
     make_user("own", password=PASSWORD)
-    for i in range(LIMIT - 1):
+    for i in range(ADDRESS_LIMIT - 1):
         _sign_in(client, f"victim{i}", "x", ip="10.0.9.1")
     assert _sign_in(client, "own", PASSWORD, ip="10.0.9.1").status_code == 302
     client.logout()

@@ -286,6 +286,8 @@ def world(make_user, make_club, client):
     client.force_login(admin)
     assert client.get(reverse("replays:hand", args=[draw.pk])).status_code == 200
     assert client.get(reverse("audit:collusion_csv", args=[club.pk])).status_code == 200
+    # A one-time password link for a member (issue #41).
+    assert client.post(reverse("clubs:member_reset_link", args=[club.pk, players[3].pk])).status_code == 200
     client.logout()
 
     from django.contrib.auth import get_user_model

@@ -27,6 +27,7 @@ PRODUCTION = {
     "SECRET_KEY": secrets.token_urlsafe(50),
     "ALLOWED_HOSTS": "paohuzi.example.com",
     "DEBUG": "false",
+    "BEHIND_TLS_PROXY": "true",
     "CSRF_TRUSTED_ORIGINS": "https://paohuzi.example.com",
 }
 OURS = {"DATABASE_URL", "REDIS_URL", "DEBUG", "ALLOWED_HOSTS", "SECRET_KEY", "CSRF_TRUSTED_ORIGINS",
@@ -51,21 +52,27 @@ def test_embedded_default_is_plain_http():
     assert s == {"switch": False, "session": False, "csrf": False, "redirect": False, "hsts": 0, "proxy": None}
 
 
-def test_production_environment_is_secure_by_default():
+def test_production_environment_is_secure():
     s = _probe(**PRODUCTION)
     assert s == {"switch": True, "session": True, "csrf": True, "redirect": True, "hsts": 31536000,
                  "proxy": ["HTTP_X_FORWARDED_PROTO", "https"]}
 
 
+def test_the_switch_is_explicit_not_derived_from_the_hosts():
+    """A Daphne reached without the proxy must not trust X-Forwarded-* (issue #41)."""
+    assert _probe(**{k: v for k, v in PRODUCTION.items() if k != "BEHIND_TLS_PROXY"})["switch"] is False
+
+
 def test_hsts_length_and_the_switch_are_settable():
     assert _probe(**PRODUCTION, HSTS_SECONDS="3600")["hsts"] == 3600
-    off = _probe(**PRODUCTION, BEHIND_TLS_PROXY="false")
+    off = _probe(**{**PRODUCTION, "BEHIND_TLS_PROXY": "false"})
     assert off == {"switch": False, "session": False, "csrf": False, "redirect": False, "hsts": 0, "proxy": None}
     assert _probe(ALLOWED_HOSTS="127.0.0.1,localhost", BEHIND_TLS_PROXY="true")["redirect"] is True
 
 
 def test_debug_is_not_secure_by_default_even_with_a_real_host():
-    assert _probe(**{**PRODUCTION, "DEBUG": "true"})["switch"] is False
+    unset = {k: v for k, v in PRODUCTION.items() if k != "BEHIND_TLS_PROXY"}
+    assert _probe(**{**unset, "DEBUG": "true"})["switch"] is False
 
 
 def test_check_deploy_with_the_production_environment_reports_nothing():
@@ -77,7 +84,7 @@ def test_check_deploy_with_the_production_environment_reports_nothing():
 
 def test_check_deploy_still_warns_when_the_switch_is_off():
     out = subprocess.run([sys.executable, "manage.py", "check", "--deploy"], cwd=BASE_DIR,
-                         env=_env(**PRODUCTION, BEHIND_TLS_PROXY="off"), capture_output=True, text=True)
+                         env=_env(**{**PRODUCTION, "BEHIND_TLS_PROXY": "off"}), capture_output=True, text=True)
     assert "security.W008" in out.stderr + out.stdout  # the check is a real one
 
 

@@ -1,8 +1,9 @@
 """`manage.py unlock_signin --username U [--address IP]`: lift a sign-in lockout now.
 
-Removes the counted failed sign-ins of that username and/or address and closes their open
-lockouts in the audit trail as unlocked by an admin (accounts.SignInLockout). `--list` shows the
-open lockouts instead.
+Removes the counted failed sign-ins of that username (at every address) and/or address (an IPv6
+one: its /64) and closes their open lockouts in the audit trail as unlocked by an admin
+(accounts.SignInLockout): the username's pairs and its daily ceiling, the address and its pairs.
+`--list` shows the open lockouts instead.
 """
 
 from __future__ import annotations
