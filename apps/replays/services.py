@@ -14,6 +14,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from apps.accounts import ratelimit
+from apps.accounts.services import address_key
 from apps.tables.models import Hand
 
 from . import access as replay_access
@@ -105,10 +106,11 @@ def _rate() -> dict:
 
 
 def check_rate(*, user_id: int | None, ip: str | None) -> None:
-    """Count one share-code lookup for the user and for the address; RateLimited over the limit."""
+    """Count one share-code lookup for the user and for the address (an IPv6 one by its /64, as
+    every per-address limit: ``address_key``); RateLimited over the limit."""
     rate = _rate()
     retry = ratelimit.hit("replays:share", window=int(rate["window"]),
-                          limits=[("user", user_id, rate["user"]), ("ip", ip, rate["ip"])])
+                          limits=[("user", user_id, rate["user"]), ("ip", address_key(ip), rate["ip"])])
     if retry is not None:
         raise RateLimited(_("Too many replay codes tried. Please wait a minute and try again."), retry_after=retry)
 

@@ -209,3 +209,15 @@ def test_lookups_are_rate_limited_per_address(world, client, settings):
     client.force_login(world.staff)
     assert client.get(reverse("replays:share_open", args=[share.code]), REMOTE_ADDR="10.1.1.1").status_code == 429
     assert client.get(reverse("replays:share_open", args=[share.code]), REMOTE_ADDR="10.1.1.2").status_code == 200
+
+
+def test_lookups_from_one_ipv6_64_count_as_one_address(world, client, settings):
+    """One subscriber holds a whole /64: each of its addresses is not a fresh limit (#41)."""
+    settings.REPLAYS_SHARE_RATE = {"user": 100, "ip": 3, "window": 60}
+    share = make_code(client, world.players[0], world.hand)
+    client.force_login(world.outsider)
+    url = reverse("replays:share_open", args=[share.code])
+    for n in range(3):
+        assert client.get(url, REMOTE_ADDR=f"2001:db8:7:9::{n + 1}").status_code == 200
+    assert client.get(url, REMOTE_ADDR="2001:db8:7:9:ffff::42").status_code == 429
+    assert client.get(url, REMOTE_ADDR="2001:db8:7:a::1").status_code == 200
