@@ -72,12 +72,35 @@ def table_strings() -> dict:
         "noHandPlayed": _("No hand was played at this table."),
         # Issue 26: the room options (RULES.md §3.8, §8.6, §9.6).
         "escape": _("Escape"), "escapeTitle": _("Leave this hand?"),
-        "escapeConfirm": _("Leaving ends this hand at once. You pay %(n)s points now, split among the other "
-                           "players."),
+        # §8.6: the formula, and the least he would pay from what he sees (the exact amount counts
+        # cards he may not see: it comes with the hand's end).
+        "escapeConfirm": _("Leaving ends this hand at once. You pay ((the other players' huxi − 12) ÷ 3 + 8) × the "
+                           "base score (rounded down; huxi under 12 counts as 12). From what you see now, at least "
+                           "%(n)s points; the exact amount is worked out when the hand ends and split among the "
+                           "other players."),
+        "escapeMovedOn": _("The table moved on: the least you would pay is now %(n)s points."),
         "escapeResult": _("%(name)s escaped and pays %(n)s points."),
         "error_escape_off": _("Leaving a hand is not allowed at this table."),
         "bottomCard": _("Last card"), "notWinnable": _("No hu on it"),
         "setAside": _("%(n)s cards set aside"), "capped": _("capped at %(n)s"),
         "sittingOut": _("You sit this hand out and watch it."),
         "escaped": _("escaped"), "bottomShownEv": _("last card shown"), "bottomToTop": _("red last card to the top"),
+        # Issue #41: taps made while the socket is down wait in an outbox; the connection banner.
+        "outboxSending": _("Sending…"), "outboxSlow": _("Still sending…"),
+        "outboxOffline": _("Not sent yet: the network is down; it goes out by itself once reconnected"),
+        "notSent": _("Not sent"), "notSentWhy": _("Not sent: %(why)s"),
+        "notSentMoved": _("The table moved on; that move was not sent"),
+        "notSentGaveUp": _("Not sent: the network was down for too long"),
+        "notSentUnsure": _("The connection broke as that move went out; the table shows whether it counted"),
+        "connecting": _("Connecting…"), "offlineRetry": _("Network down, reconnecting…"),
+        "serverBusy": _("The server is busy, reconnecting…"),
+        "refused_4401": _("Please sign in first."), "signIn": _("Sign in"),
+        "refused_4403": _("You may not see this table."),
+        "refused_4404": _("This table does not exist or has been dissolved."),
+        "refused_4429": _("This table is open in too many pages: close the others, then reload this one."),
+        "reload": _("Reload"),
+        "error_rate_limited": _("Too many at once; wait a moment."), "error_no_vote": _("There is no dissolve vote to answer."),
+        "error_no_table": _("This table does not exist or has been dissolved."),
+        "error_illegal": _("That move is not allowed now."), "error_bad_message": _("The page sent a message the server did not understand."),
+        "error_not_member": _("You are not a member of this club."),
     }

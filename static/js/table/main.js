@@ -13,16 +13,26 @@ const t = jsonScript("table-strings");
 let state = null;
 let drag = null;  // the card being dragged in my hand: render waits until it is dropped
 let renderPending = false;
+let socket = null;  // (the TableSocket, made at the end: its callbacks run from its constructor)
 const ui = { selected: null, chi: null, columns: [], onCard, bindCard };
 
 const api = {
-  act(action) {
+  /** A move (discard, 吃/碰/胡/过, 逃跑): into the outbox, stamped with the seq of the view it was
+   * made on; ``key`` is the tapped card of my hand (its pending mark). */
+  act(action, key = null) {
     ui.selected = null;
     ui.chi = null;
-    socket.act(action);
+    if (socket.actInFlight()) { render(); return; }  // one move at a time: the last is on its way
+    socket.act(action, { mark: markFor({ type: "act", action }, key), check: actCheck(state, socket.seq, action) });
     render();
   },
-  send: (message) => socket.send(message),
+  /** Any other message of the player (准备, 飘, 解散 vote, 托管, or an act stamped by its caller):
+   * into the outbox too. */
+  send: (message) => {
+    const check = message.type === "act" ? actCheck(state, message.seq, message.action)
+      : CHECKS[message.type] ? CHECKS[message.type](state, message) : null;
+    socket.post(message, { mark: markFor(message), check });
+  },
   dissolve: () => confirmDissolve(),
   chooseChi(options) { ui.chi = options; render(); },
   async post(url) {
@@ -47,7 +57,7 @@ function onCard(name, key) {
   // First tap selects, a second tap on the same card discards (when a discard is legal).
   const legal = (state.hand && state.hand.legal) || [];
   const canDiscard = legal.some((a) => a.type === "discard" && a.card === name);
-  if (ui.selected === key && canDiscard) api.act({ type: "discard", card: name });
+  if (ui.selected === key && canDiscard) api.act({ type: "discard", card: name }, key);
   else { ui.selected = ui.selected === key ? null : key; render(); }
 }
 
@@ -85,7 +95,7 @@ function bindCard(el, name, col, at, canDiscard) {
     $("felt").classList.remove("discard-zone");
     if (cancelled) { render(); return; }
     if (!d.moved) { onCard(name, el.dataset.key); return; }
-    if (target.kind === "discard") { api.act({ type: "discard", card: name }); return; }
+    if (target.kind === "discard") { api.act({ type: "discard", card: name }, el.dataset.key); return; }
     if (target.kind === "column" && target.col !== d.col) {
       ui.columns = moveCard(ui.columns, d.col, d.at, target.col);
       ui.selected = null;
@@ -117,12 +127,12 @@ function dropTarget(x, y) {
   return { kind: "none" };
 }
 
-function showError(message) {
+function showError(message, ms = 3000) {
   const box = $("toast");
   box.textContent = message;
   box.hidden = false;
   clearTimeout(showError.timer);
-  showError.timer = setTimeout(() => { box.hidden = true; }, 3000);
+  showError.timer = setTimeout(() => { box.hidden = true; }, ms);
 }
 
 // Bot seats are named here, in the viewer's language (the server sends one copy per seat, not per
@@ -152,32 +162,50 @@ function render() {
   $("dissolve-btn").hidden = !canPropose;
   renderTuoguanSwitch($("tuoguan-btn"), state);
   renderEscape($("escape-btn"), state);
+  markPending();
 }
 
 // --- 逃跑 (RULES.md §8.6, issue 26) ------------------------------------------------------------
 
 /** The 逃跑 button: only where the server offers it (the table's rules have it, never a match
- * table), which it does with the penalty this player would pay now (``hand.escape.pays``). */
+ * table), which it does with the least this player would pay now (``hand.escape.at_least``: from
+ * what he sees, RULES.md §8.6; the exact amount comes with the hand's end). */
 function renderEscape(btn, st) {
-  const hand = st.hand;
-  const offered = Boolean(hand && hand.status === "playing" && hand.escape
-    && (hand.legal || []).some((a) => a.type === "escape"));
+  const offered = escapeOffered(st);
   btn.hidden = !offered;
+  // A confirmed escape sent from an older view than the one now shown was refused as stale (or will
+  // be): the table moved on, so the price may have too - ask again, with the new bound.
+  if (escapeAsked && socket && socket.seq > escapeAsked.seq) {
+    escapeAsked = null;
+    if (offered) confirmEscape(true);
+  }
 }
 
-/** Leaving cannot be taken back: the page's dialog says what it costs now, and only a confirmed
- * answer sends the action. */
-async function confirmEscape() {
-  const hand = state && state.hand;
-  if (!hand || !hand.escape) return;
+const escapeOffered = (st) => Boolean(st && st.hand && st.hand.status === "playing" && st.hand.escape
+  && (st.hand.legal || []).some((a) => a.type === "escape"));
+let escapeAsked = null;  // {seq}: the view a confirmed escape was sent from, until a newer one shows
+let escapeDialog = false;  // the confirmation is open
+
+/** Leaving cannot be taken back: the page's dialog gives the formula and the least it costs from
+ * what the player sees, and a confirmed answer sends the action with the ``seq`` of the view the
+ * dialog showed (not the current one): if the table moved on meanwhile the server refuses it
+ * (``stale_seq``) and the dialog opens again with the new bound. ``movedOn``: say why it asks again. */
+async function confirmEscape(movedOn = false) {
+  if (escapeDialog || !escapeOffered(state)) return;
+  const shown = { seq: socket.seq, n: state.hand.escape.at_least };
+  const words = fmt(t.escapeConfirm, { n: shown.n });
+  escapeDialog = true;
   const yes = await askConfirm({
-    title: t.escapeTitle, message: fmt(t.escapeConfirm, { n: hand.escape.pays }),
+    title: t.escapeTitle, message: movedOn ? `${fmt(t.escapeMovedOn, { n: shown.n })} ${words}` : words,
     ok: t.escape, cancel: t.cancel, danger: true,
-  });
-  const now = state && state.hand;
-  if (yes && now && now.status === "playing" && (now.legal || []).some((a) => a.type === "escape")) {
-    api.act({ type: "escape" });
+  }).finally(() => { escapeDialog = false; });
+  if (!yes) return;
+  if (socket.seq !== shown.seq) {  // the table moved on while the dialog was open: ask again
+    if (escapeOffered(state)) confirmEscape(true);
+    return;
   }
+  escapeAsked = { seq: shown.seq };
+  api.send({ type: "act", seq: shown.seq, action: { type: "escape" } });
 }
 $("escape-btn").addEventListener("click", () => confirmEscape());
 
@@ -196,7 +224,11 @@ function renderTuoguanSwitch(btn, st) {
 }
 $("tuoguan-btn").addEventListener("click", () => {
   const seat = state && state.me !== null && state.me !== undefined ? state.seats[state.me] : null;
-  if (seat) socket.send({ type: "tuoguan", on: !seat.tuoguan });
+  if (!seat) return;
+  // A tap flips what the player last asked for (a switch still on its way counts), with an explicit
+  // value: sent twice, it is the same request.
+  const waiting = socket.outbox.filter((e) => e.kind === "tuoguan").pop();
+  api.send({ type: "tuoguan", on: waiting ? !waiting.message.on : !seat.tuoguan });
 });
 
 /** 解散 asks first, in the page's own dialog: the creator of a waiting table ends it at once; at a
@@ -209,7 +241,156 @@ async function confirmDissolve() {
     message: waiting ? t.dissolveConfirmWaiting : t.dissolveConfirmVote,
     ok: waiting ? t.dissolveTable : t.dissolvePropose, cancel: t.cancel, danger: true,
   });
-  if (yes) socket.send({ type: "dissolve", vote: true });
+  if (yes) api.send({ type: "dissolve", vote: true });
+}
+
+// --- the outbox: taps made while the socket is down wait, show as pending, and are said when they
+// could not go (issue #41; socket.js has the entries' life) ------------------------------------
+
+const mySeat = (st) => (st && st.me !== null && st.me !== undefined ? st.seats[st.me] : null);
+const handNo = (st) => (st && st.hand ? st.hand.number : null);
+/** JSON with sorted keys: two actions are the same whatever order their keys came in. */
+const canon = (v) => JSON.stringify(v, (_k, x) => (x && typeof x === "object" && !Array.isArray(x)
+  ? Object.fromEntries(Object.keys(x).sort().map((k) => [k, x[k]])) : x));
+const isLegal = (st, action) => Boolean(st && st.hand && st.hand.status === "playing"
+  && (st.hand.legal || []).some((a) => canon(a) === canon(action)));
+/** The view without what a reconnect changes by itself (the seats' online flags): equal means the
+ * table did not move on between the tap and the fresh state. */
+const playView = (st) => canon({ ...st, seats: (st.seats || []).map((x) => ({ ...x, online: null })) });
+
+/** Whether a move still goes on the fresh state of a new socket. It keeps the seq of the view it
+ * was made on, except when the fresh view differs from that one only by seats going offline and
+ * back (which the server counts in the seq: a reconnect alone would make every waiting move
+ * stale): then the move is still legal on the same table and is stamped with the fresh seq. A
+ * move that had reached the server would have changed its player's own view, so this cannot
+ * let one through twice. A move never sent that the table has since made moot is dropped here
+ * (and said); one that may have gone out is sent again as it was: the server decides. */
+function actCheck(base, baseSeq, action) {
+  return (fresh, seq, e) => {
+    if (seq === baseSeq) return "send";
+    const same = Boolean(base) && isLegal(fresh, action) && playView(base) === playView(fresh);
+    if (same) return { restamp: true };
+    return e.maybeSent ? "send" : { drop: "moved" };
+  };
+}
+
+/** The other messages carry explicit values: on a fresh state each is sent, already done, or moot. */
+const CHECKS = {
+  ready: (base) => (fresh) => {
+    const me = mySeat(fresh);
+    if (!me) return { drop: "moved" };
+    if (me.ready) return "done";
+    if (!["seating", "settle"].includes(fresh.stage) || handNo(fresh) !== handNo(base)) return { drop: "moved" };
+    return "send";
+  },
+  tuoguan: (_base, msg) => (fresh) => {
+    const me = mySeat(fresh);
+    if (me && Boolean(me.tuoguan) === msg.on) return "done";
+    if (!me || fresh.status !== "playing") return msg.on ? { drop: "moved" } : "done";
+    return "send";
+  },
+  piao: (base, msg) => (fresh) => {
+    const me = mySeat(fresh);
+    if (me && me.piao_chosen) return me.piao === msg.value ? "done" : { drop: "moved" };
+    if (!me || fresh.stage !== "piao" || handNo(fresh) !== handNo(base)) return { drop: "moved" };
+    return "send";
+  },
+  dissolve: (base, msg) => (fresh) => {
+    const me = fresh.me;
+    const asked = base && base.dissolve;
+    const now = fresh.dissolve;
+    if (!["waiting", "playing"].includes(fresh.status)) return msg.vote ? "done" : { drop: "moved" };
+    if (now && now.votes[String(me)] !== undefined) return now.votes[String(me)] === msg.vote ? "done" : { drop: "moved" };
+    // An answer belongs to the vote it was given in (one proposer, one deadline), not to a later one.
+    if (asked && !(now && now.by === asked.by && now.deadline === asked.deadline)) return { drop: "moved" };
+    return "send";
+  },
+};
+
+/** What a pending message marks on the screen (CSS selector; the first visible match). */
+function markFor(message, key = null) {
+  const { type } = message;
+  if (type === "act") {
+    const a = message.action;
+    if (a.type === "discard") return key ? `.my-hand .card[data-key="${key}"]` : `.my-hand .card[data-card="${a.card}"]`;
+    if (a.type === "escape") return "#escape-btn";
+    return `.action-bar .act-${a.type}`;
+  }
+  if (type === "ready") return ".act-ready";
+  if (type === "piao") return `#piao .act-piao[data-value="${message.value}"]`;
+  if (type === "tuoguan") return message.on ? "#tuoguan-btn" : "#tuoguan-btn, .action-bar .act-cancel-tuoguan";
+  if (type === "dissolve") {
+    if (state && state.dissolve) return message.vote ? "#dissolve .act-agree" : "#dissolve .act-refuse";
+    return "#dissolve-btn, #waiting .act-dissolve";
+  }
+  return null;
+}
+
+/** The pending mark (a small spinner) on whatever each waiting message was made with. */
+function markPending() {
+  const want = new Set();
+  for (const e of (socket ? socket.outbox : [])) {
+    const el = e.mark && [...document.querySelectorAll(e.mark)].find((x) => x.getClientRects().length);
+    if (el) want.add(el);
+  }
+  // Only what changes is touched: taking the class off and on again would restart its animation.
+  document.querySelectorAll(".pending").forEach((el) => {
+    if (!want.has(el)) { el.classList.remove("pending"); el.removeAttribute("aria-busy"); }
+  });
+  want.forEach((el) => { if (!el.classList.contains("pending")) { el.classList.add("pending"); el.setAttribute("aria-busy", "true"); } });
+}
+
+const LATE_MS = 5000;  // a message not delivered after this long is said on the screen
+/** The line under the connection banner: 发送中… while messages wait (after a short moment, so a
+ * normal round trip does not flicker), and after LATE_MS that they did not go yet, and why. */
+function showOutbox(entries) {
+  const el = $("outbox");
+  const oldest = entries.reduce((m, e) => Math.min(m, e.made), Infinity);
+  const age = Date.now() - oldest;
+  let text = "";
+  let late = false;
+  if (entries.length && age > LATE_MS) {
+    late = true;
+    text = socket && socket.live ? t.outboxSlow : t.outboxOffline;
+  } else if (entries.length && (age > 400 || !(socket && socket.live))) {
+    text = t.outboxSending;
+  }
+  el.hidden = !text;
+  el.classList.toggle("late", late);
+  if (el.textContent !== text) el.textContent = text;
+}
+
+/** Why a message did not go, in the player's words. */
+function notSentWords(ev) {
+  if (ev.refused) return t.notSent;
+  if (ev.drop === "gaveUp") return t.notSentGaveUp;
+  if (ev.drop) return t.notSentMoved;
+  if (ev.code === "stale_seq") return ev.entry.maybeSent && !socket.acks ? t.notSentUnsure : t.notSentMoved;
+  return fmt(t.notSentWhy, { why: t[`error_${ev.code}`] || ev.message || t.error_generic });
+}
+
+/** The connection banner: nothing while open; 连接中… / 重连中… / 服务器繁忙，正在重连… while the page
+ * retries; a refused page says why and stops (a link to sign in, or to reload after closing the
+ * other pages). */
+function showConnection(status, code) {
+  const el = $("conn");
+  el.dataset.status = status;
+  el.classList.toggle("refused", status === "refused");
+  el.replaceChildren();
+  if (status === "refused") {
+    el.append(t[`refused_${code}`] || t.refused_4403);
+    if (code === 4401) {
+      const a = Object.assign(document.createElement("a"), { href: `${$("table-app").dataset.login || "/accounts/login/"}?next=${encodeURIComponent(location.pathname)}`, textContent: t.signIn });
+      el.append(" ", a);
+    } else if (code === 4429) {
+      const a = Object.assign(document.createElement("a"), { href: location.href, textContent: t.reload });
+      el.append(" ", a);
+    }
+    document.body.dataset.refused = String(code);
+  } else {
+    el.textContent = { open: t.connected, connecting: t.connecting, offline: t.offlineRetry, busy: t.serverBusy }[status] || t.reconnecting;
+  }
+  el.hidden = status === "open";
 }
 
 // --- sound: short WebAudio beeps for my turn and my claim options, with a mute switch -------------
@@ -260,7 +441,7 @@ muteBtn.addEventListener("click", () => {
 });
 showMute();
 
-const socket = new TableSocket(cfg.wsPath, {
+socket = new TableSocket(cfg.wsPath, {
   onState(next) {
     nameBots(next);
     const legalChanged = !state || JSON.stringify(state.hand && state.hand.legal) !== JSON.stringify(next.hand && next.hand.legal);
@@ -270,11 +451,11 @@ const socket = new TableSocket(cfg.wsPath, {
     render();
   },
   onError(msg) { showError(t[`error_${msg.code}`] || t.error_generic); },
-  onStatus(status) {
-    const el = $("conn");
-    el.dataset.status = status;
-    el.textContent = status === "open" ? t.connected : t.reconnecting;
-    el.hidden = status === "open";
+  onStatus: showConnection,
+  onOutbox(entries, ev) {
+    if (ev && !ev.ok) showError(notSentWords(ev), 6000);
+    showOutbox(entries);
+    markPending();
   },
 });
 

@@ -26,7 +26,7 @@ export function renderActions(root, state, t, api) {
     }
   }
   const seat = state.me !== null && state.me !== undefined ? state.seats[state.me] : null;
-  if (seat && seat.tuoguan) root.append(button(t.cancelTuoguan, "act", () => api.send({ type: "tuoguan", on: false })));
+  if (seat && seat.tuoguan) root.append(button(t.cancelTuoguan, "act act-cancel-tuoguan", () => api.send({ type: "tuoguan", on: false })));
 }
 
 /** The 吃 chooser: each option shown as the groups it lays (比 included). */
@@ -82,7 +82,11 @@ export function renderPiao(root, state, t, api) {
   title.append(countdown(state.deadline));
   root.append(title);
   const bar = h("div", "actions");
-  state.piao_choices.forEach((v) => bar.append(button(String(v), "btn-primary act-piao", () => api.send({ type: "piao", value: v }))));
+  state.piao_choices.forEach((v) => {
+    const b = button(String(v), "btn-primary act-piao", () => api.send({ type: "piao", value: v }));
+    b.dataset.value = String(v);  // (its pending mark: main.js markFor)
+    bar.append(b);
+  });
   root.append(bar);
 }
 
@@ -235,8 +239,8 @@ export function renderDissolve(root, state, t, api) {
   const mine = state.me !== null && state.me !== undefined;
   if (mine && d.votes[String(state.me)] === undefined) {
     const bar = h("div", "actions");
-    bar.append(button(t.agree, "btn-primary", () => api.send({ type: "dissolve", vote: true })),
-      button(t.refuse, "btn-danger", () => api.send({ type: "dissolve", vote: false })));
+    bar.append(button(t.agree, "btn-primary act-agree", () => api.send({ type: "dissolve", vote: true })),
+      button(t.refuse, "btn-danger act-refuse", () => api.send({ type: "dissolve", vote: false })));
     root.append(bar);
   }
 }
