@@ -280,8 +280,9 @@ def describe(preset: str, options: dict | None = None, *, players: int | None = 
     if rules.forced_win:
         lines.append(_("You hu bi hu: a player who may win must win."))
     if rules.escape_penalty:
-        lines.append(_("Escape allowed: a player who leaves a hand ends it and pays (max(0, (H − 12) ÷ 3) + 8) × "
-                       "base score, H being the other players' huxi, split among them."))
+        lines.append(_("Escape allowed (not while a card awaits answers): a player who leaves a hand ends it and "
+                       "pays (max(0, (H − 12) ÷ 3) + 8) × base score, H being the other players' huxi, split "
+                       "among them."))
     lines.append(_("After a draw the deal passes to the next player.") if rules.dealer_after_draw == "next"
                  else _("After a draw the dealer stays; the deal passes on after 3 draws in a row."))
     if piao_choices:

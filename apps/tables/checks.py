@@ -77,11 +77,13 @@ def check_act(ctx: Ctx, seat: Seat, seq: Any, wire: Any):
 
 
 def check_escape(ctx: Ctx, seat: Seat, action):
-    """逃跑 (RULES.md §8.6): any active seat may leave the hand in play, waited for or not, where the
-    table's rules have ``escape_penalty``; never at an arranged table (a match's round: its own
+    """逃跑 (RULES.md §8.6): any active seat may leave the hand in play, waited for or not, while no
+    claim window is open, where the table's rules have ``escape_penalty``; never at an arranged table (a match's round: its own
     absence rules, time-outs and 托管, govern), nor for a seat that sits the hand out."""
     if ctx.table.arranged or not engine_io.ruleset_of(ctx.table.ruleset).escape_penalty:
         raise TableError("escape_off", "Leaving a hand (escape) is not allowed at this table.")
+    if ctx.engine_hand.claim_open():  # (public: everyone knows a card awaits answers, §5.3)
+        raise TableError("escape_claim", "You cannot leave while a card awaits answers.")
     if action not in ctx.engine_hand.legal_actions(seat.index):
         raise TableError("illegal_action", "You do not play this hand.")
     return action

@@ -81,6 +81,7 @@ def table_strings() -> dict:
         "escapeMovedOn": _("The table moved on: the least you would pay is now %(n)s points."),
         "escapeResult": _("%(name)s escaped and pays %(n)s points."),
         "error_escape_off": _("Leaving a hand is not allowed at this table."),
+        "error_escape_claim": _("You cannot leave while a card awaits answers."),
         "bottomCard": _("Last card"), "notWinnable": _("No hu on it"),
         "setAside": _("%(n)s cards set aside"), "capped": _("capped at %(n)s"),
         "sittingOut": _("You sit this hand out and watch it."),

@@ -333,3 +333,27 @@ def test_the_seat_sitting_the_hand_out_cannot_escape(club, players, make_user):
         _escape(table.pk, users[sitter], sitter)
     assert err.value.code == "illegal_action"
     assert current(table.pk)[1].status == "playing"
+
+
+def test_escape_is_refused_while_a_claim_window_is_open_and_nothing_changes(make_template, players):
+    """§8.6: no escape while a shown or discarded card awaits answers (a leaver could dodge a 胡 on
+    it); the refusal names the reason and the table, the hand and the log stay as they were."""
+    from apps.tables.models import TableEvent
+
+    table = _open_ready(make_template, players, escape_penalty=True)
+    for _ in range(200):  # play the seats' first legal non-escape actions until a window opens
+        row, hand, eh = current(table.pk)
+        assert hand.status == "playing", "the hand ended before any claim window opened"
+        if eh.claim_open():
+            break
+        seat = eh.to_act()[0]
+        action = next(a for a in eh.legal_actions(seat) if a.type != "escape")
+        play.hand_act(user=players[seat], table_id=table.pk, seq=view_seq(row, seat), action=action.to_wire())
+    assert eh.claim_open()
+    leaver = next(s for s in range(3) if s not in eh.to_act())
+    before = (row.view_seqs, hand.state, row.seq, TableEvent.objects.filter(table_id=table.pk).count())
+    with pytest.raises(TableError) as err:
+        _escape(table.pk, players[leaver], leaver)
+    assert err.value.code == "escape_claim"
+    row, hand, eh = current(table.pk)
+    assert (row.view_seqs, hand.state, row.seq, TableEvent.objects.filter(table_id=table.pk).count()) == before
