@@ -9,6 +9,7 @@ import os
 from pathlib import Path
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -28,7 +29,16 @@ def env_list(name: str, default: list[str]) -> list[str]:
 
 
 DEBUG = env_bool("DEBUG", False)
-SECRET_KEY = os.environ.get("SECRET_KEY") or "dev-insecure-paohuzi-secret-key-change-me-in-production"
+# SECRET_KEY signs sessions, password-reset and e-mail links: required unless DEBUG is on (the
+# development fallback below is public, so a site using it could have any session forged).
+SECRET_KEY = os.environ.get("SECRET_KEY", "")
+if not SECRET_KEY:
+    # pytest sets PYTEST_VERSION in its own process: the test suite runs on the development key.
+    if not DEBUG and not os.environ.get("PYTEST_VERSION"):
+        raise ImproperlyConfigured(
+            "SECRET_KEY is not set: set the SECRET_KEY environment variable to a long random value "
+            "(python -c 'import secrets; print(secrets.token_urlsafe(50))'), or DEBUG=true for development.")
+    SECRET_KEY = "dev-insecure-paohuzi-secret-key-change-me-in-production"
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]", "testserver"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
@@ -57,7 +67,8 @@ INSTALLED_APPS = DJANGO_APPS + THIRD_PARTY_APPS + LOCAL_APPS
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "config.csp.SiteCSPMiddleware",  # outside the others: every response gets the policy
-    "django.contrib.sessions.middleware.SessionMiddleware",
+    # Django's SessionMiddleware, plus: a page the database fails (full, down) answers 503 with Retry-After
+    "config.unavailable.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -88,10 +99,15 @@ TEMPLATES = [
 ]
 
 # --- Database -------------------------------------------------------------------------------
-# Connections are kept (CONN_MAX_AGE seconds, default 60) and checked before reuse: a socket's
-# database call would otherwise open a new PostgreSQL connection every time, which cost half the
-# server's CPU per move (scripts/bench_tables.sh 40: 20.8 -> 10.0 ms per action, one pair of runs). The
-# health check drops a connection a PostgreSQL restart broke.
+# On PostgreSQL every process (each Daphne, each Celery worker process, beat, `manage.py serve`)
+# holds at most DB_POOL_MAX connections: Django's psycopg pool (README "Sizing the database
+# connections"). Under ASGI each page runs in a thread of its own, and a connection kept for
+# CONN_MAX_AGE stayed with that thread: 10 players loading pages from one Daphne held 99 backends
+# and PostgreSQL refused the rest ("too many clients", issue #45). A page or call that finds the pool
+# empty waits DB_POOL_TIMEOUT seconds, then fails (config/unavailable.py answers 503). The live
+# tables' database threads (TABLES_DB_THREADS, and the watch's one) are counted in DB_POOL_MAX.
+# DB_POOL_MAX=0 turns the pool off: connections are then kept CONN_MAX_AGE seconds (default 60),
+# one per thread, unbounded. The health check drops a connection a PostgreSQL restart broke.
 DATABASES = {
     "default": dj_database_url.config(
         env="DATABASE_URL",
@@ -100,6 +116,40 @@ DATABASES = {
         conn_health_checks=True,
     )
 }
+ON_POSTGRESQL = DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql"
+# Threads per server process that run the table sockets' database calls (apps/tables/consumers.py):
+# tables serialise on their row lock, so on PostgreSQL several tables' actions run side by side.
+# More threads than that only trade the GIL back and forth: on 2 cores, 2 Daphnes at 100 tables,
+# 8 threads cost 8.7 ms of server CPU per action and p99 199 ms, 4 threads 6.6 ms and 107 ms
+# (scripts/bench_tables.sh 100, one run each). At 300 tables 4 threads starve the process's loop,
+# which then takes 36-66 ms to hand a published update on (the slowest 1%); 2 threads keep that
+# under 10 ms and gave p99/p50 5.2-6.1 against 6.4-9.0 (5 runs each, README #29). SQLite has one
+# writer: one thread.
+TABLES_DB_THREADS = 1 if DATABASES["default"]["ENGINE"].endswith("sqlite3") else int(
+    os.environ.get("TABLES_DB_THREADS", "2"))
+DB_POOL_MAX = int(os.environ.get("DB_POOL_MAX", "8")) if ON_POSTGRESQL else 0
+DB_POOL_MIN = int(os.environ.get("DB_POOL_MIN", "1"))
+DB_POOL_TIMEOUT = float(os.environ.get("DB_POOL_TIMEOUT", "5"))
+# Page requests a process runs at once (config/unavailable.py's gate; 0: no limit): the others wait
+# their turn (at most PAGES_WAIT seconds, then 503) instead of racing the tables' threads for the GIL.
+# One at a time measured best for the tables' moves under a rush of pages, and pages went as fast
+# (scripts/bench_pages.sh, README #45).
+PAGES_AT_ONCE = int(os.environ.get("PAGES_AT_ONCE", "1"))
+PAGES_WAIT = float(os.environ.get("PAGES_WAIT", "15"))
+# Threads (name prefixes) that keep the connection they took from the pool instead of handing it
+# back after each call: the live tables' database threads (consumers.DB_EXECUTOR, WATCH_EXECUTOR),
+# which measured better so (README #45). "none": every thread returns its connection after each call.
+DB_POOL_KEEP_THREADS = tuple(p for p in env_list("DB_POOL_KEEP_THREADS", ["tables-db", "tables-watch"]) if p != "none")
+if DB_POOL_MAX:
+    if DB_POOL_MAX < TABLES_DB_THREADS + 2:
+        raise ImproperlyConfigured(f"DB_POOL_MAX={DB_POOL_MAX}: at least TABLES_DB_THREADS + 2 ({TABLES_DB_THREADS + 2}): "
+                                   "the tables' database threads, the watch's thread and one for pages")
+    DATABASES["default"].update({"ENGINE": "config.postgresql", "CONN_MAX_AGE": 0})  # (the pool requires 0)
+    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+        "min_size": min(DB_POOL_MIN, DB_POOL_MAX), "max_size": DB_POOL_MAX, "timeout": DB_POOL_TIMEOUT}
+if ON_POSTGRESQL:  # who holds a backend (pg_stat_activity.application_name; scripts/bench_pages.sh)
+    DATABASES["default"].setdefault("OPTIONS", {}).setdefault(
+        "application_name", os.environ.get("DB_APPLICATION_NAME", "paohuzi"))
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Auth -----------------------------------------------------------------------------------
@@ -117,27 +167,73 @@ AUTH_PASSWORD_VALIDATORS = [
 ]
 
 # --- Sign-in throttling (django-axes; apps/accounts/signin.py) and other rate limits ---------
-# SIGNIN_FAILURE_LIMIT failed sign-ins for one username, or from one address, lock it out for the
-# cool-off: SIGNIN_COOLOFF_SECONDS, doubled for each earlier lockout of it in the last 24 hours, at
-# most SIGNIN_COOLOFF_MAX_SECONDS. `manage.py unlock_signin --username U | --address IP` lifts one.
+# SIGNIN_FAILURE_LIMIT failed sign-ins for one username from one address (the pair), or
+# SIGNIN_ADDRESS_FAILURE_LIMIT from one address (IPv6: its /64; more, since a club's members may
+# share one), lock that pair or address out for the cool-off: SIGNIN_COOLOFF_SECONDS,
+# doubled for each earlier lockout of it in the last 24 hours, at most SIGNIN_COOLOFF_MAX_SECONDS.
+# A username is never locked for every address (anyone could lock its owner out): after
+# SIGNIN_USERNAME_DAILY_LIMIT failures from all addresses in 24 hours it is refused only at
+# addresses its user never signed in from. `manage.py unlock_signin --username U | --address IP`.
 SIGNIN_FAILURE_LIMIT = int(os.environ.get("SIGNIN_FAILURE_LIMIT", "5"))
+SIGNIN_ADDRESS_FAILURE_LIMIT = int(os.environ.get("SIGNIN_ADDRESS_FAILURE_LIMIT", "20"))
+SIGNIN_USERNAME_DAILY_LIMIT = int(os.environ.get("SIGNIN_USERNAME_DAILY_LIMIT", "30"))
 SIGNIN_COOLOFF_SECONDS = int(os.environ.get("SIGNIN_COOLOFF_SECONDS", "300"))
 SIGNIN_COOLOFF_MAX_SECONDS = int(os.environ.get("SIGNIN_COOLOFF_MAX_SECONDS", "86400"))
 AXES_FAILURE_LIMIT = SIGNIN_FAILURE_LIMIT
-AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # each counted on its own
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"], "ip_address"]  # the pair; the address alone
 AXES_COOLOFF_TIME = "apps.accounts.signin.cool_off"
 AXES_USE_ATTEMPT_EXPIRATION = True  # each failure keeps the expiry it got: a lockout keeps its end
 AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False  # tries while locked do not move the end
 AXES_HANDLER = "apps.accounts.signin.SignInHandler"
 AXES_LOCKOUT_CALLABLE = "apps.accounts.signin.lockout_response"
 AXES_CLIENT_IP_CALLABLE = "apps.accounts.signin.request_ip"
-AXES_ENABLE_ACCESS_FAILURE_LOG = True
+AXES_ENABLE_ACCESS_FAILURE_LOG = True  # one row per failure: the username's daily ceiling counts them
 AXES_VERBOSE = False  # no start-up banner on every manage.py command; lockouts are logged by signin
 # Requests per window (seconds) per user / per address, counted by apps.accounts.ratelimit.
 ACCOUNTS_RATES = {
     "signup": {"ip": 10, "window": 3600},
     "password_change": {"user": 5, "ip": 20, "window": 900},
+    # reset requests: per address and per username/e-mail typed (whether or not it exists)
+    "password_reset": {"ident": 3, "ip": 10, "window": 3600},
+    "email_verify": {"user": 5, "ip": 20, "window": 3600},
 }
+
+# --- E-mail (password reset, e-mail verification) ---------------------------------------------
+# EMAIL_URL: smtp://user:password@host:587/?tls=1 (STARTTLS; ?ssl=1 or smtps:// for TLS from the
+# start), console:// or unset (mails are printed on the console), locmem:// (tests).
+EMAIL_URL = os.environ.get("EMAIL_URL", "")
+
+
+def _email_settings(url: str) -> dict:
+    from urllib.parse import parse_qs, unquote, urlsplit
+
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    if scheme in ("", "console"):
+        return {"EMAIL_BACKEND": "django.core.mail.backends.console.EmailBackend"}
+    if scheme == "locmem":
+        return {"EMAIL_BACKEND": "django.core.mail.backends.locmem.EmailBackend"}
+    if scheme not in ("smtp", "smtps"):
+        raise ImproperlyConfigured(f"EMAIL_URL: unknown scheme {scheme!r} (smtp, smtps, console, locmem)")
+    query = {k: v[-1].lower() for k, v in parse_qs(parts.query).items()}
+    ssl = scheme == "smtps" or query.get("ssl") in ("1", "true", "yes")
+    return {
+        "EMAIL_BACKEND": "django.core.mail.backends.smtp.EmailBackend",
+        "EMAIL_HOST": parts.hostname or "localhost",
+        "EMAIL_PORT": parts.port or (465 if ssl else 25),
+        "EMAIL_HOST_USER": unquote(parts.username or ""),
+        "EMAIL_HOST_PASSWORD": unquote(parts.password or ""),
+        "EMAIL_USE_SSL": ssl,
+        "EMAIL_USE_TLS": not ssl and query.get("tls") in ("1", "true", "yes"),
+        "EMAIL_TIMEOUT": int(query.get("timeout", "10")),
+    }
+
+
+globals().update(_email_settings(EMAIL_URL))
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "paohuzi@localhost")
+SERVER_EMAIL = DEFAULT_FROM_EMAIL
+PASSWORD_RESET_TIMEOUT = int(os.environ.get("PASSWORD_RESET_TIMEOUT", str(3 * 3600)))  # e-mailed links
+MEMBER_RESET_LINK_HOURS = 24  # the one-time links a club owner makes for a member
 
 # --- Content-Security-Policy (django-csp; config/csp.py adds this site's script, style and
 # WebSocket sources per request): nothing else loads, runs, connects or frames.
@@ -206,16 +302,6 @@ TABLES_BOT_DELAY = [float(x) for x in os.environ.get("TABLES_BOT_DELAY", "0.6,1.
 TABLES_BOT_SEARCH_MS = float(os.environ.get("TABLES_BOT_SEARCH_MS", "10"))
 TABLES_BOT_SEARCH_WALL_MS = float(os.environ.get("TABLES_BOT_SEARCH_WALL_MS", "100"))
 TABLES_BOT_SEARCH_WORLDS = int(os.environ.get("TABLES_BOT_SEARCH_WORLDS", "400"))
-# Threads per server process that run the table sockets' database calls (apps/tables/consumers.py):
-# tables serialise on their row lock, so on PostgreSQL several tables' actions run side by side.
-# More threads than that only trade the GIL back and forth: on 2 cores, 2 Daphnes at 100 tables,
-# 8 threads cost 8.7 ms of server CPU per action and p99 199 ms, 4 threads 6.6 ms and 107 ms
-# (scripts/bench_tables.sh 100, one run each). At 300 tables 4 threads starve the process's loop,
-# which then takes 36-66 ms to hand a published update on (the slowest 1%); 2 threads keep that
-# under 10 ms and gave p99/p50 5.2-6.1 against 6.4-9.0 (5 runs each, README #29). SQLite has one
-# writer: one thread.
-TABLES_DB_THREADS = 1 if DATABASES["default"]["ENGINE"].endswith("sqlite3") else int(
-    os.environ.get("TABLES_DB_THREADS", "2"))
 # How often a server process checks that its table sockets have seen every update (apps/tables/watch.py).
 TABLES_WATCH_SECONDS = float(os.environ.get("TABLES_WATCH_SECONDS", "2"))
 # Presence (apps/tables/presence.py): each process marks its sockets' seats as seen this often, and
@@ -258,21 +344,13 @@ CELERY_BEAT_SCHEDULE["replays-compact-old-events"] = {"task": "apps.replays.task
                                                       "schedule": 86400.0}
 
 # --- Security: one switch for a site served over HTTPS by its TLS proxy -------------------------
-LOOPBACK_HOSTS = {"localhost", "127.0.0.1", "[::1]", "::1", "testserver"}
-
-
-def _names_a_real_host(hosts: list[str]) -> bool:
-    """True when ALLOWED_HOSTS names a host beyond this machine's loopback names."""
-    return any(host.strip().lower() not in LOOPBACK_HOSTS for host in hosts)
-
-
 # BEHIND_TLS_PROXY: browsers reach the site over HTTPS through a proxy we run (deploy/nginx), which
 # sets X-Forwarded-Proto and X-Forwarded-For itself, overwriting what clients send. On: secure
 # cookies, HSTS, the redirect to HTTPS, X-Forwarded-Proto trusted, and the client's address taken
-# from X-Forwarded-For (sign-in throttling, seen addresses). Default: on when DEBUG is false and
-# ALLOWED_HOSTS names a real host, so a production site is secure unless it says otherwise, while
-# `./dev serve --demo`, the browser tests and the loopback scripts (default hosts) stay plain http.
-BEHIND_TLS_PROXY = env_bool("BEHIND_TLS_PROXY", not DEBUG and _names_a_real_host(ALLOWED_HOSTS))
+# from X-Forwarded-For (sign-in throttling, rate limits, seen addresses). Off by default, whatever
+# ALLOWED_HOSTS says: a Daphne reached without the proxy must not take a client's word for its
+# address. Production sets it (README, deploy/env.example).
+BEHIND_TLS_PROXY = env_bool("BEHIND_TLS_PROXY", False)
 SESSION_COOKIE_SECURE = BEHIND_TLS_PROXY
 CSRF_COOKIE_SECURE = BEHIND_TLS_PROXY
 SECURE_SSL_REDIRECT = BEHIND_TLS_PROXY

@@ -51,7 +51,7 @@ def test_environment_overrides():
         ALLOWED_HOSTS="a.example,b.example",
         SECRET_KEY="k" * 50,
     )
-    assert s["db"] == "django.db.backends.postgresql"
+    assert s["db"] == "config.postgresql"  # Django's PostgreSQL backend and its pool (config/postgresql/base.py, #45)
     assert s["layer"] == "channels_redis.pubsub.RedisPubSubChannelLayer"
     assert s["eager"] is False and s["debug"] is True
     assert s["hosts"] == ["a.example", "b.example"] and s["key"] == "k" * 50

@@ -1,0 +1,1 @@
+"""PostgreSQL through Django's psycopg pool, where some threads keep their connection (base.py)."""
