@@ -92,13 +92,14 @@ cluster_up() {
     redis-cli -h 127.0.0.1 -n "$CLUSTER_REDIS_DB" flushdb >/dev/null
     export DATABASE_URL="postgres://postgres@127.0.0.1:5432/$CLUSTER_DB"
     export REDIS_URL="redis://127.0.0.1:6379/$CLUSTER_REDIS_DB"
-    export CONN_MAX_AGE=${CONN_MAX_AGE:-60}
     export ALLOWED_HOSTS="127.0.0.1,localhost"
+    # DEBUG is off, so the settings require a key: this run's own unless one is given.
+    export SECRET_KEY="${SECRET_KEY:-$("$PY" -c 'import secrets; print(secrets.token_urlsafe(50))')}"
     cat >"$CLUSTER_DIR/env" <<EOF
 DATABASE_URL=$DATABASE_URL
 REDIS_URL=$REDIS_URL
-CONN_MAX_AGE=$CONN_MAX_AGE
 ALLOWED_HOSTS=$ALLOWED_HOSTS
+SECRET_KEY=$SECRET_KEY
 DEBUG=false
 PYTHONUNBUFFERED=1
 EOF
