@@ -20,7 +20,7 @@ code  meaning                                                                the
 4404  no such table                                                          stops
 4429  too many sockets of this user at this table (``MAX_SOCKETS_PER_USER``)  stops
 4503  the database is unavailable or full right now                          retries, backoff
-1013  the channel layer (Redis) is unreachable (closed before the accept)     retries, backoff
+1013  the channel layer (Redis) is unreachable                                retries, backoff
 ====  =====================================================================  ===============
 
 Every client message is rate-limited per socket and type (limits.py): over the limit it is
@@ -259,7 +259,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
             # reconnects with its backoff once Redis is back.
             log.warning("table %s: socket refused, the channel layer is unavailable (%s: %s)",
                         self.table_id, type(exc).__name__, exc)
-            await self.close(code=CLOSE_TRY_AGAIN)
+            await self._refuse(CLOSE_TRY_AGAIN)
             return
         sends, snap, error = await db_call(_collecting(services.socket_open))(user=self.user, table_id=self.table_id)
         if error is not None or snap is None:
