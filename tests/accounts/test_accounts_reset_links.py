@@ -9,7 +9,6 @@ from datetime import timedelta
 
 import pytest
 from django.urls import reverse
-from django.utils import timezone
 
 from apps.accounts.models import PasswordResetLink, SignInLockout, token_hash
 from apps.clubs.audit import _Names, sentence
@@ -18,17 +17,6 @@ from apps.clubs.models import AuditLog
 PASSWORD = "Xk7-paohuzi-pass"
 NEW_PASSWORD = "Fresh-paohuzi-77"
 
-
-@pytest.fixture
-def later(monkeypatch):
-    real_now = timezone.now
-    offset = [timedelta(0)]
-    monkeypatch.setattr(timezone, "now", lambda: real_now() + offset[0])
-
-    def _move(seconds: float) -> None:
-        offset[0] += timedelta(seconds=seconds)
-
-    return _move
 
 
 @pytest.fixture

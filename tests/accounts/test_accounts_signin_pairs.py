@@ -6,11 +6,9 @@ user at an address he signed in from."""
 from __future__ import annotations
 
 import re
-from datetime import timedelta
 
 import pytest
 from django.urls import reverse
-from django.utils import timezone
 
 from apps.accounts import signin
 from apps.accounts.models import SignInLockout
@@ -32,17 +30,6 @@ def _throttle(settings):
     settings.SIGNIN_COOLOFF_MAX_SECONDS = 3600
     settings.BEHIND_TLS_PROXY = False
 
-
-@pytest.fixture
-def later(monkeypatch):
-    real_now = timezone.now
-    offset = [timedelta(0)]
-    monkeypatch.setattr(timezone, "now", lambda: real_now() + offset[0])
-
-    def _move(seconds: float) -> None:
-        offset[0] += timedelta(seconds=seconds)
-
-    return _move
 
 
 def _sign_in(client, username, password, ip):

@@ -28,18 +28,6 @@ def _throttle(settings):
     settings.BEHIND_TLS_PROXY = False
 
 
-@pytest.fixture
-def later(monkeypatch):
-    """later(seconds): move the clock of django.utils.timezone (axes and signin read it) forward."""
-    real_now = timezone.now
-    offset = [timedelta(0)]
-    monkeypatch.setattr(timezone, "now", lambda: real_now() + offset[0])
-
-    def _move(seconds: float) -> None:
-        offset[0] += timedelta(seconds=seconds)
-
-    return _move
-
 
 def _sign_in(client, username, password, ip="10.0.0.1", **extra):
     return client.post(reverse("accounts:login"), {"username": username, "password": password},
