@@ -71,6 +71,15 @@ def table_id(page) -> int:
     return int(page.evaluate("() => window.tableApp.state.id"))
 
 
+def my_turn(page, *, first: bool = False) -> tuple[int, int, str]:
+    """Wait for the player's turn to discard: the table's id, his seat and his first or last
+    discardable card."""
+    page.wait_for_function("() => { const s = window.tableApp.state; return s.stage === 'hand' && s.hand.turn === s.me; }")
+    me = page.evaluate("() => window.tableApp.state.me")
+    cards = [a["card"] for a in page.evaluate("() => window.tableApp.state.hand.legal") if a["type"] == "discard"]
+    return table_id(page), me, cards[0] if first else cards[-1]
+
+
 def events(server, tid: int) -> list:
     """The table's logged player actions and seat events, from the server's database."""
     return json.loads(server["shell"](EVENTS.replace("__TABLE__", str(tid))))
@@ -111,11 +120,7 @@ def test_a_discard_made_offline_goes_once_when_back_online(server, browser):
     page = sign_in(browser, base, "of_p0", has_touch=False)
     frames = socket_log(page)
     open_practice(page, base, club)
-    page.wait_for_function("() => { const s = window.tableApp.state; return s.stage === 'hand' && s.hand.turn === s.me; }")
-    tid = table_id(page)
-    me = page.evaluate("() => window.tableApp.state.me")
-    legal = page.evaluate("() => window.tableApp.state.hand.legal")
-    card = [a for a in legal if a["type"] == "discard"][-1]["card"]
+    tid, me, card = my_turn(page)
     before = page.evaluate("() => window.tableApp.state.hand.view.hand_sizes[window.tableApp.state.me]")
 
     go_offline(page)
@@ -160,11 +165,7 @@ def test_a_move_whose_socket_died_before_its_ack_counts_once(server, browser):
     page = sign_in(browser, base, "of_p4", has_touch=False)
     frames = socket_log(page)
     open_practice(page, base, club)
-    page.wait_for_function("() => { const s = window.tableApp.state; return s.stage === 'hand' && s.hand.turn === s.me; }")
-    tid = table_id(page)
-    me = page.evaluate("() => window.tableApp.state.me")
-    legal = page.evaluate("() => window.tableApp.state.hand.legal")
-    card = [a for a in legal if a["type"] == "discard"][-1]["card"]
+    tid, me, card = my_turn(page)
     page.evaluate("""(card) => {
         const enter = (el) => el.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", bubbles: true }));
         enter(document.querySelector(`.my-hand .card.playable[data-card="${card}"]`));
@@ -203,11 +204,7 @@ def test_a_socket_that_swallows_messages_is_let_go(server, browser):
 
     page.route_web_socket(re.compile(r".*/ws/tables/.*"), route)
     open_practice(page, base, club)
-    page.wait_for_function("() => { const s = window.tableApp.state; return s.stage === 'hand' && s.hand.turn === s.me; }")
-    tid = table_id(page)
-    me = page.evaluate("() => window.tableApp.state.me")
-    legal = page.evaluate("() => window.tableApp.state.hand.legal")
-    card = [a for a in legal if a["type"] == "discard"][-1]["card"]
+    tid, me, card = my_turn(page)
     sockets = dead["sockets"]
     dead["victim"] = sockets
     page.locator(f'.my-hand .card.playable[data-card="{card}"]').first.click()
@@ -317,11 +314,8 @@ def test_a_move_the_table_moved_past_is_said_not_sent(server, browser):
     page = sign_in(browser, base, "of_p2", has_touch=False)
     frames = socket_log(page)
     open_practice(page, base, club)
-    page.wait_for_function("() => { const s = window.tableApp.state; return s.stage === 'hand' && s.hand.turn === s.me; }")
-    tid = table_id(page)
-    me = page.evaluate("() => window.tableApp.state.me")
+    tid, me, card = my_turn(page, first=True)
     legal = page.evaluate("() => window.tableApp.state.hand.legal")
-    card = [a for a in legal if a["type"] == "discard"][0]["card"]
     go_offline(page)
     page.locator(f'.my-hand .card.playable[data-card="{card}"]').first.click()
     page.locator(".my-hand .card.selected").click()
