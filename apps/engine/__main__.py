@@ -1,4 +1,4 @@
-"""``python -m apps.engine <command>``: see apps/engine/README.md and shared ENGINE_CLI.md."""
+"""``python -m apps.engine <command>``: see README.md and ENGINE_CLI.md beside this file."""
 
 import sys
 
