@@ -23,6 +23,9 @@ from apps.tables.summary import session_summary
 from .access import ENDED, MANAGER, ReplayAccess, club_role
 from .models import ShareCode
 
+# The deciders of an action (the "by" of its log event) that were not the seat's player.
+AUTO_DECIDERS = ("timeout", "tuoguan")
+
 
 def _ms(dt) -> int | None:
     return int(dt.timestamp() * 1000) if dt else None
@@ -66,11 +69,15 @@ def replay_data(access: ReplayAccess) -> dict[str, Any]:
     events = hand_events(hand)
     frames = timeline.frames(record_from_rows(hand, [(e.type, e.payload) for e in events]))
     annotate_frames(frames)
-    times = [e.created_at for e in events if e.type == "action"]
+    actions = [e for e in events if e.type == "action"]
     start = _ms(hand.started_at)
     for frame in frames:
         k = frame["index"]
-        frame["time"] = start if k == 0 else (_ms(times[k - 1]) if k - 1 < len(times) else None)
+        frame["time"] = start if k == 0 else (_ms(actions[k - 1].created_at) if k - 1 < len(actions) else None)
+        # Who decided it when the player did not: "timeout" (the clock ran out: the default
+        # action) or "tuoguan" (托管 played for him); a bot seat's moves are its own.
+        by = actions[k - 1].payload.get("by") if 0 < k <= len(actions) else None
+        frame["auto"] = by if by in AUTO_DECIDERS else None
     players = hand.players or {}
     fees = hand_fees(table, hand)
     return {

@@ -47,6 +47,8 @@ def replay_strings() -> dict:
         "closedWindow": _("Just decided"), "dissolvedHand": _("This hand was dissolved before its end"),
         "moveCount": _("Move %(k)s of %(n)s"),
         "handSize": _("cards in hand"),
+        # An action the player did not take himself (the log's "by"): marked on its step.
+        "autoTimeout": _("timed out, played automatically"), "autoTuoguan": _("played by auto-play"),
     }
 
 

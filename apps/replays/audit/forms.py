@@ -3,6 +3,7 @@ from __future__ import annotations
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from .models import DisputeKind
 from .services import MAX_TEXT
 
 
@@ -18,6 +19,17 @@ class PeriodForm(forms.Form):
 
 
 class DisputeForm(forms.Form):
+    kind = forms.ChoiceField(
+        label=_("What is it about?"), label_suffix="", choices=DisputeKind.choices, widget=forms.RadioSelect,
+        error_messages={"required": _("Choose what the dispute is about."),
+                        "invalid_choice": _("Choose what the dispute is about.")},
+    )
+    step = forms.IntegerField(
+        label=_("Step of the replay (optional)"), required=False, min_value=0,
+        help_text=_("The step number the replay shows above its board; 0 is the deal."),
+        error_messages={"invalid": _("The step is a whole number."),
+                        "min_value": _("The step is a whole number.")},
+    )
     reason = forms.CharField(
         # The label is a question: its own punctuation, no ":" after it.
         label=_("What is wrong with this hand?"), label_suffix="", max_length=MAX_TEXT,

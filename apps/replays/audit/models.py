@@ -176,13 +176,28 @@ class DisputeStatus(models.TextChoices):
     RESOLVED = "resolved", pgettext_lazy("dispute status", "Resolved")
 
 
+class DisputeKind(models.TextChoices):
+    """What a dispute is about, as players put it (the queue sorts and counts by it)."""
+
+    SCORE = "score", pgettext_lazy("dispute kind", "Scoring error")
+    TIMEOUT = "timeout", pgettext_lazy("dispute kind", "Timed out")
+    DISCONNECT = "disconnect", pgettext_lazy("dispute kind", "Disconnected")
+    COLLUSION = "collusion", pgettext_lazy("dispute kind", "Collusion")
+    RULES = "rules", pgettext_lazy("dispute kind", "Rule applied wrongly")
+    OTHER = "other", pgettext_lazy("dispute kind", "Other")
+
+
 class Dispute(models.Model):
-    """A player's complaint about a hand he played; owner/admins review and resolve it."""
+    """A player's complaint about a hand he played; managers who did not play it (or staff) review
+    and resolve it."""
 
     club = models.ForeignKey("clubs.Club", on_delete=models.CASCADE, related_name="disputes")
     hand = models.ForeignKey("tables.Hand", on_delete=models.PROTECT, related_name="disputes")
     filed_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="disputes")
     reason = models.TextField(_("reason"), max_length=2000)
+    kind = models.CharField(_("kind"), max_length=12, choices=DisputeKind.choices, default=DisputeKind.OTHER)
+    # The replay step the player points at (0 = the deal, k = the k-th action), if any.
+    step = models.PositiveIntegerField(_("step"), null=True, blank=True)
     status = models.CharField(_("status"), max_length=10, choices=DisputeStatus.choices,
                               default=DisputeStatus.OPEN)
     created_at = models.DateTimeField(_("filed at"), default=timezone.now)
@@ -204,6 +219,7 @@ class Dispute(models.Model):
         ordering = ["-created_at", "-id"]
         constraints = [
             models.CheckConstraint(condition=Q(status__in=DisputeStatus.values), name="audit_dispute_status"),
+            models.CheckConstraint(condition=Q(kind__in=DisputeKind.values), name="audit_dispute_kind"),
             models.CheckConstraint(
                 condition=~Q(status="resolved") | (Q(resolved_at__isnull=False) & ~Q(outcome="")),
                 name="audit_dispute_resolved_has_outcome",

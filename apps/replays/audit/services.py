@@ -20,13 +20,14 @@ from apps.clubs import access
 from apps.clubs import services as club_services
 from apps.clubs.models import Membership
 from apps.ledgers.services import adjustment_create
-from apps.tables.eventlog import TableLog
+from apps.tables.eventlog import TableLog, hand_events
 from apps.tables.models import Hand
 from apps.tables.records import hand_record
 
 from .hand_signals import card_signals, flows
 from .models import (
     Dispute,
+    DisputeKind,
     DisputeStatus,
     PairAddress,
     PairDay,
@@ -241,20 +242,48 @@ def _clean_text(text: str, *, empty_message: str) -> str:
     return text
 
 
-def dispute_create(*, user, hand: Hand, reason: str) -> Dispute:
-    """A player of an ended hand files a dispute on it (one in progress per player and hand)."""
+def dispute_create(*, user, hand: Hand, reason: str, kind: str = DisputeKind.OTHER,
+                   step: int | None = None) -> Dispute:
+    """A player of an ended hand files a dispute on it (one in progress per player and hand): what
+    it is about (``kind``) and, if he points at one, the replay step (0 = the deal, k = the k-th
+    action)."""
     if hand.status == "playing" or user.pk not in _seat_users(hand).values():
         raise PermissionDenied(_("You can only dispute a hand you played, once it has ended."))
     reason = _clean_text(reason, empty_message=_("Say what is wrong with this hand."))
+    if kind not in DisputeKind.values:
+        raise ValidationError(_("Choose what the dispute is about."))
+    if step is not None:
+        steps = len(hand_events(hand, ("action",)))
+        if isinstance(step, bool) or not isinstance(step, int) or not 0 <= step <= steps:
+            raise ValidationError(_("This hand has steps 0 to %(n)d.") % {"n": steps})
     club = hand.table.club
     try:
         with transaction.atomic():
-            dispute = Dispute.objects.create(club=club, hand=hand, filed_by=user, reason=reason)
+            dispute = Dispute.objects.create(club=club, hand=hand, filed_by=user, reason=reason, kind=kind,
+                                             step=step)
             club_services.audit_log(club=club, actor=user, action=AUDIT_DISPUTE_FILE,
-                                    detail={"dispute": dispute.pk, "hand": hand.pk})
+                                    detail={"dispute": dispute.pk, "hand": hand.pk, "kind": kind, "step": step})
     except IntegrityError as exc:
         raise ValidationError(_("You already have a dispute open on this hand.")) from exc
     return dispute
+
+
+def judge_refusal(*, dispute: Dispute, user) -> str | None:
+    """Why ``user`` may not review or resolve ``dispute``, or None when he may: the club's owner and
+    admins and the site's staff judge disputes, but never one about a hand they played in (another
+    manager of the club, or staff, does)."""
+    membership = Membership.objects.filter(club_id=dispute.club_id, user_id=user.pk).first()
+    if not (access.is_manager(membership) or user.is_staff):
+        return _("Your role in this club does not allow this.")
+    if user.pk in _seat_users(dispute.hand).values():
+        return _("You played in this hand, so another admin of the club or the site's staff handles this dispute.")
+    return None
+
+
+def _require_judge(dispute: Dispute, user) -> None:
+    refusal = judge_refusal(dispute=dispute, user=user)
+    if refusal:
+        raise PermissionDenied(refusal)
 
 
 def _locked(dispute: Dispute, club) -> Dispute:
@@ -265,9 +294,9 @@ def _locked(dispute: Dispute, club) -> Dispute:
 
 
 def dispute_review(*, dispute: Dispute, by) -> Dispute:
-    """open → reviewing, by an owner/admin."""
+    """open → reviewing, by a judge (``judge_refusal``)."""
     club = dispute.club
-    access.require_manager(club=club, user=by)
+    _require_judge(dispute, by)
     with transaction.atomic():
         dispute = _locked(dispute, club)
         if dispute.status != DisputeStatus.OPEN:
@@ -282,9 +311,10 @@ def dispute_review(*, dispute: Dispute, by) -> Dispute:
 def dispute_resolve(*, dispute: Dispute, by, outcome: str, member_id: int | None = None,
                     amount: int | None = None) -> Dispute:
     """open/reviewing → resolved with an outcome; optionally one correcting 上分/下分 (ledger key
-    ``dispute:<id>``, so it is posted at most once) to a player of the hand."""
+    ``dispute:<id>``, so it is posted at most once) to a player of the hand, by a judge
+    (``judge_refusal``); the adjustment itself only by the club's owner or an admin (the ledger's rule)."""
     club = dispute.club
-    access.require_manager(club=club, user=by)
+    _require_judge(dispute, by)
     outcome = _clean_text(outcome, empty_message=_("Write the outcome the player will see."))
     if (member_id is None) != (amount is None):
         raise ValidationError(_("An adjustment needs both a player and an amount."))

@@ -1,8 +1,10 @@
 """Audit pages: the collusion report (owner/admins/staff), disputes (players file, admins handle).
 
 Access follows the club pages (apps/clubs/views.py): anonymous → sign in; not a member of the
-club → 404; a member whose role may not → 403. Staff may read the report and the queue; only
-the owner and admins act on disputes. Ids of another club's objects are unknown here (404).
+club → 404; a member whose role may not → 403. Staff may read the report and the queue. The
+owner, admins and staff judge disputes, never one about a hand they played in
+(``services.judge_refusal``); a points adjustment is the owner's or an admin's. Ids of another
+club's objects are unknown here (404).
 """
 
 from __future__ import annotations
@@ -155,10 +157,13 @@ def _played_hand(request: HttpRequest, hand_id: int) -> Hand:
 @login_required
 def dispute_create(request: HttpRequest, hand_id: int) -> HttpResponse:
     hand = _played_hand(request, hand_id)
-    form = DisputeForm(request.POST or None)
+    step = request.GET.get("step", "")
+    form = DisputeForm(request.POST or None, initial={"step": int(step) if step.isdigit() else None})
     if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
         try:
-            services.dispute_create(user=request.user, hand=hand, reason=form.cleaned_data["reason"])
+            services.dispute_create(user=request.user, hand=hand, reason=data["reason"], kind=data["kind"],
+                                    step=data.get("step"))
         except ValidationError as exc:
             form.add_error(None, exc)
         else:
@@ -178,12 +183,12 @@ def my_disputes(request: HttpRequest) -> HttpResponse:
 
 
 def _queue_access(request: HttpRequest, club_id: int):
-    """Owner/admins (who act) and staff (who may look); members 403, others 404."""
+    """Owner/admins and staff (who judge, each dispute but those of hands they played); members
+    403, others 404."""
     club, membership = club_access(request, club_id)
-    can_act = access.is_manager(membership)
-    if not (can_act or request.user.is_staff):
+    if not access.can_view_audit(membership, request.user):
         raise PermissionDenied
-    return club, membership, can_act
+    return club, membership, True
 
 
 def _decorate(disputes: list[Dispute]) -> list[dict]:
@@ -211,35 +216,43 @@ def disputes(request: HttpRequest, club_id: int) -> HttpResponse:
 
 @login_required
 def dispute_detail(request: HttpRequest, club_id: int, dispute_id: int) -> HttpResponse:
-    club, membership, can_act = _queue_access(request, club_id)
+    club, membership, _can_act = _queue_access(request, club_id)
     dispute = get_object_or_404(selectors.club_disputes(club=club), pk=dispute_id)
-    return _detail_page(request, club, membership, can_act, dispute, ResolveForm(
-        players=selectors.hand_players(dispute.hand)))
+    return _detail_page(request, club, membership, dispute, _resolve_form(None, dispute, membership))
 
 
-def _detail_page(request, club, membership, can_act, dispute, form, status=200) -> HttpResponse:
+def _resolve_form(data, dispute: Dispute, membership) -> ResolveForm:
+    """The resolution form; its adjustment choices only for the club's owner and admins (staff
+    resolve in words: points move through the ledger by a manager of the club)."""
+    players = selectors.hand_players(dispute.hand) if access.is_manager(membership) else ()
+    return ResolveForm(data, players=players)
+
+
+def _detail_page(request, club, membership, dispute, form, status=200) -> HttpResponse:
     item = _decorate([dispute])[0]
+    refusal = services.judge_refusal(dispute=dispute, user=request.user)
     return render(request, "replays/audit/dispute_detail.html", {
-        "club": club, "membership": membership, "can_act": can_act, "item": item, "form": form,
-        "players": selectors.hand_players(dispute.hand), "now": timezone.now(),
+        "club": club, "membership": membership, "can_act": refusal is None, "refusal": refusal, "item": item,
+        "form": form, "players": selectors.hand_players(dispute.hand), "now": timezone.now(),
+        "may_adjust": access.is_manager(membership),
     }, status=status)
 
 
-def _manager_dispute(request: HttpRequest, club_id: int, dispute_id: int):
-    club, membership, can_act = _queue_access(request, club_id)
-    if not can_act:
-        raise PermissionDenied
+def _judged_dispute(request: HttpRequest, club_id: int, dispute_id: int):
+    club, membership, _can_act = _queue_access(request, club_id)
     return club, membership, get_object_or_404(selectors.club_disputes(club=club), pk=dispute_id)
 
 
 @login_required
 @require_POST
 def dispute_review(request: HttpRequest, club_id: int, dispute_id: int) -> HttpResponse:
-    club, _membership, dispute = _manager_dispute(request, club_id, dispute_id)
+    club, _membership, dispute = _judged_dispute(request, club_id, dispute_id)
     try:
         services.dispute_review(dispute=dispute, by=request.user)
     except ValidationError as exc:
         flash_error(request, exc)
+    except PermissionDenied as exc:
+        messages.error(request, str(exc))
     else:
         messages.success(request, _("You are reviewing this dispute."))
     return redirect("audit:dispute", club_id=club.pk, dispute_id=dispute.pk)
@@ -248,9 +261,8 @@ def dispute_review(request: HttpRequest, club_id: int, dispute_id: int) -> HttpR
 @login_required
 @require_POST
 def dispute_resolve(request: HttpRequest, club_id: int, dispute_id: int) -> HttpResponse:
-    club, membership, dispute = _manager_dispute(request, club_id, dispute_id)
-    players = selectors.hand_players(dispute.hand)
-    form = ResolveForm(request.POST, players=players)
+    club, membership, dispute = _judged_dispute(request, club_id, dispute_id)
+    form = _resolve_form(request.POST, dispute, membership)
     if form.is_valid():
         data = form.cleaned_data
         try:
@@ -261,4 +273,4 @@ def dispute_resolve(request: HttpRequest, club_id: int, dispute_id: int) -> Http
         else:
             messages.success(request, _("The dispute is resolved; the player sees the outcome."))
             return redirect("audit:dispute", club_id=club.pk, dispute_id=dispute.pk)
-    return _detail_page(request, club, membership, True, dispute, form, status=400)
+    return _detail_page(request, club, membership, dispute, form, status=400)

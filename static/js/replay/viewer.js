@@ -91,6 +91,11 @@ function eventsText(events, actor) {
   return parts.join(" · ");
 }
 
+/** The mark of a step the player did not decide himself: a time-out's default, or 托管. */
+function autoText(auto) {
+  return auto === "timeout" ? t.autoTimeout : t.autoTuoguan;
+}
+
 function timeText(ms) {
   if (!ms) return "";
   const d = new Date(ms);
@@ -108,6 +113,7 @@ function renderMoves() {
     b.append(h("span", "move-no", String(k)), h("span", "move-time", timeText(f.time)));
     b.append(h("span", "move-who", f.actor === null || f.actor === undefined ? "" : seatName(f.actor)));
     b.append(h("span", `move-act act-word-${f.action ? f.action.type : "deal"}`, actionText(f.action)));
+    if (f.auto) b.append(h("span", "auto-mark", autoText(f.auto)));
     if (f.declined_hu) b.append(h("span", "badge declined", t.declinedHu));
     const more = eventsText(f.events, f.actor);
     if (more) b.append(h("span", "move-events", more));
@@ -183,6 +189,7 @@ function renderCenter(k) {
   const f = frames[k];
   const line = f.actor === null || f.actor === undefined ? t.deal : `${seatName(f.actor)} ${actionText(f.action)}`;
   const banner = h("div", `banner${f.declined_hu ? " declined" : ""}`, line);
+  if (f.auto) banner.append(h("span", "auto-mark", autoText(f.auto)));
   root.append(banner);
   const more = eventsText(f.events, f.actor);
   if (more) root.append(h("div", "hand-no", more));
@@ -214,6 +221,9 @@ function render() {
     if (top < list.scrollTop || top > list.scrollTop + list.clientHeight - current.clientHeight) list.scrollTop = Math.max(0, top - list.clientHeight / 2);
   }
   $("replay-app").dataset.step = String(k);
+  // A dispute filed from here points at the step on screen.
+  const dispute = $("dispute-link");
+  if (dispute) dispute.href = `${dispute.dataset.base}?step=${k}`;
   history.replaceState(null, "", `#${k}`);
 }
 

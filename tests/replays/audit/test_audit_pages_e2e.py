@@ -98,6 +98,7 @@ def test_audit_pages_in_a_browser(browser, live_server, transactional_db, make_u
     player_page.goto(f"{base}/audit/disputes/new/{hand.pk}/")
     player_page.click("main button[type=submit]")  # empty: the browser's own check stops it
     assert not Dispute.objects.exists()
+    player_page.check("input[name=kind][value=score]")  # 算分错误
     player_page.fill("#id_reason", "这局的胡息算错了")
     shot(player_page, "04_dispute_new_phone")
     player_page.click("main button[type=submit]")
@@ -127,3 +128,53 @@ def test_audit_pages_in_a_browser(browser, live_server, transactional_db, make_u
     player_page.goto(f"{base}/audit/disputes/")
     assert player_page.locator("[data-testid=outcome]").inner_text() == "已核实，补 5 分"
     shot(player_page, "08_my_disputes_phone")
+
+
+def test_a_dispute_points_at_a_marked_step_and_the_judge_sees_a_badge(browser, live_server, transactional_db,
+                                                                        make_user, make_club):
+    """Issue #46, on a phone: the replay marks a time-out's automatic action; 对这一步申诉 carries
+    the step on screen into the form; the owner, who did not play, sees the open dispute counted
+    on the club's tab bar and the step it points at."""
+    from django.urls import reverse
+
+    from apps.tables.eventlog import hand_events
+    from apps.tables.models import TableEvent
+
+    owner = make_user("judge_owner", password=PASSWORD, display_name="老王")
+    c, d, e = (make_user(n, password=PASSWORD, display_name=dn) for n, dn in
+               (("step_c", "小陈"), ("step_d", "小丁"), ("step_e", "小鹅")))
+    club = make_club("申诉测试", owner=owner, members=[c, d, e])
+    hand = TableWriter(club, [c, d, e], start=days_ago(1)).play([honest] * 3, "e2e-step", random.Random(9))
+    first = hand_events(hand, ("action",))[0]
+    TableEvent.objects.filter(table=hand.table, seq=first.seq).update(payload={**first.payload, "by": "timeout"})
+    base = live_server.url
+
+    player = new_page(browser)
+    sign_in(player, base, "step_c")
+    player.goto(base + reverse("replays:hand", args=[hand.pk]))
+    marked = player.locator("#moves .move").nth(1)
+    assert "超时，系统自动操作" in marked.inner_text()
+    marked.locator("button").click()
+    assert "超时，系统自动操作" in player.locator(".replay-felt .banner").inner_text()
+    shot(player, "09_replay_auto_mark_phone", full_page=False)
+    player.locator("#moves .move").nth(2).locator("button").click()
+    player.click("#dispute-link")
+    player.wait_for_url(re.compile(r"/audit/disputes/new/\d+/\?step=2$"))
+    assert player.input_value("#id_step") == "2"
+    player.check("input[name=kind][value=timeout]")
+    player.fill("#id_reason", "我没有超时，是系统替我出的牌")
+    shot(player, "10_dispute_with_step_phone")
+    player.click("main button[type=submit]")
+    player.wait_for_url(re.compile(r"/audit/disputes/$"))
+    dispute = Dispute.objects.get()
+    assert (dispute.kind, dispute.step) == ("timeout", 2)
+
+    judge = new_page(browser)
+    sign_in(judge, base, "judge_owner")
+    judge.goto(base + reverse("clubs:detail", args=[club.pk]))
+    assert judge.locator("[data-testid=open-disputes]").inner_text() == "1"
+    judge.click(".club-tabs a[href$='/disputes/']")
+    judge.locator(f"[data-dispute='{dispute.pk}'] a.btn").click()
+    assert judge.locator("[data-testid=kind]").inner_text() == "超时"
+    assert judge.locator("[data-testid=step]").inner_text() == "第 2 步"
+    shot(judge, "11_dispute_detail_phone")
