@@ -31,8 +31,8 @@ from apps.accounts.models import User
 from apps.clubs.models import Membership, RuleTemplate
 from apps.clubs.services import club_create
 from apps.tables.models import Table
-from apps.tables.services import table_create
-from apps.tables.transitions import do_add_bot, do_sit
+from apps.tables.verbs.services import table_create
+from apps.tables.transaction.transitions import do_add_bot, do_sit
 owner = User.objects.create_user(username="ro_p0", password=PASSWORD, display_name="老王")
 sitter = User.objects.create_user(username="ro_p1", password=PASSWORD, display_name="小李")
 club = club_create(name="泸州俱乐部", owner=owner)

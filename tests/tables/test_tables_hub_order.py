@@ -1,5 +1,5 @@
 """Updates of one table reach every socket in the order their transactions committed, whatever
-order they were published in (apps/tables/hub.py, ``Sequencer``): two database threads, or two
+order they were published in (apps/tables/live/hub.py, ``Sequencer``): two database threads, or two
 processes, may publish a table's updates the other way round."""
 
 from __future__ import annotations
@@ -10,9 +10,10 @@ import pytest
 from asgiref.sync import sync_to_async
 from test_tables_consumer import connect, drain, wait_for
 
-from apps.tables import hub, services
-from apps.tables.hub import Sequencer
-from apps.tables.outbox import deferred_sends
+from apps.tables.live import hub
+from apps.tables.live.hub import Sequencer
+from apps.tables.transaction.outbox import deferred_sends
+from apps.tables.verbs import services
 
 
 def _two_committed_updates(table_id, users) -> list:

@@ -16,11 +16,11 @@ import random
 
 import pytest
 
-from apps.tables import engine_io
-from apps.tables.jsontext import to_json
 from apps.tables.models import Hand, HandStatus, Seat, Stage, Table, TableStatus
-from apps.tables.outbox import SPECTATOR, Outbox, viewer_key
-from apps.tables.presenters import discard_turn, encoded_states, table_state
+from apps.tables.read.presenters import discard_turn, encoded_states, table_state
+from apps.tables.storage.jsontext import to_json
+from apps.tables.transaction.outbox import SPECTATOR, Outbox, viewer_key
+from apps.tables.transaction.session import discard_seat
 from tests.engine.two_worlds import CONFIGS, other_world, resting_states, ruleset
 
 BASE = 3  # a base score above 1: the bound is the view's times the table's base
@@ -65,7 +65,7 @@ def test_two_worlds_give_each_viewer_byte_identical_state_and_update(club, playe
             state = json.loads(texts[viewer])
             part = state["hand"]
             # the public turn, from the view, is the seat that must discard - for every viewer
-            assert part["turn"] == discard_turn(part["view"]) == engine_io.discard_seat(eh)
+            assert part["turn"] == discard_turn(part["view"]) == discard_seat(eh)
             assert part["legal"] == (part["view"]["legal_actions"] if viewer is not None else [])
             if "escape" in part:
                 bounds += 1

@@ -43,9 +43,9 @@ from django.core.management.base import BaseCommand
 from django.db import OperationalError, connection
 
 from apps.clubs.models import Club, Membership, RuleTemplate
-from apps.tables import services
-from apps.tables.verify import verify_table_hands
-from apps.tables.wsclient import WebSocket
+from apps.tables.management.bench.wsclient import WebSocket
+from apps.tables.storage.verify import verify_table_hands
+from apps.tables.verbs import services
 
 
 def _session_cookie(user) -> str:

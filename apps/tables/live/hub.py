@@ -30,8 +30,8 @@ from typing import Any
 
 from channels.layers import get_channel_layer
 
-from . import stages
-from .models import table_group
+from apps.tables import stages
+from apps.tables.models import table_group
 
 log = logging.getLogger(__name__)
 

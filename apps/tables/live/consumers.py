@@ -53,10 +53,13 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, InterfaceError, OperationalError, close_old_connections, connections
 
-from . import dissolve, hub, limits, play, services, stages, watch
-from .context import TableError
-from .outbox import deferred_sends, viewer_key
-from .selectors import access_of, viewer_snapshot
+from apps.tables import stages
+from apps.tables.live import hub, limits, watch
+from apps.tables.read.selectors import access_of
+from apps.tables.transaction.context import TableError
+from apps.tables.transaction.outbox import deferred_sends, viewer_key
+from apps.tables.transaction.snapshot import viewer_snapshot
+from apps.tables.verbs import dissolve, play, services
 
 log = logging.getLogger(__name__)
 
@@ -147,7 +150,7 @@ def _in_db_thread(func, kwargs, recv=None):
         _idle.used_at = time.monotonic()
 
 
-def _collecting(verb):
+def collecting(verb):
     """``verb`` with its group sends collected: returns ``(sends, result, exception or None)``.
 
     An error may come after committed work (a move, then a failing bot step): what was committed
@@ -261,7 +264,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
                         self.table_id, type(exc).__name__, exc)
             await self._refuse(CLOSE_TRY_AGAIN)
             return
-        sends, snap, error = await db_call(_collecting(services.socket_open))(user=self.user, table_id=self.table_id)
+        sends, snap, error = await db_call(collecting(services.socket_open))(user=self.user, table_id=self.table_id)
         if error is not None or snap is None:
             hub.leave(self)
             await hub.publish(sends)
@@ -443,7 +446,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
         sends = []
         try:
             if arrived:
-                sends, snap, error = await db_call(_collecting(services.socket_open))(
+                sends, snap, error = await db_call(collecting(services.socket_open))(
                     user=self.user, table_id=self.table_id)
                 if error is not None:
                     await hub.publish(sends)
@@ -529,7 +532,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
     async def _call(self, verb, *, recv: float | None = None, **kwargs: Any) -> list:
         """Run a service verb in a DB thread, then publish the updates it made (in order); returns
         them. ``recv``: when the client's frame asking for it came (its update's stages: stages.py)."""
-        sends, _, error = await db_call(_collecting(verb), recv=recv)(
+        sends, _, error = await db_call(collecting(verb), recv=recv)(
             user=self.user, table_id=self.table_id, **kwargs)
         await hub.publish(sends, back=time.time())
         if error is not None:

@@ -27,12 +27,13 @@ from channels.layers import get_channel_layer
 from django.db import transaction
 from django.utils import timezone
 
-from . import engine_io, rows, stages
-from .chain import link_hash
-from .jsontext import to_json
-from .models import Hand, Seat, Stage, Table
-from .presenters import encoded_states
-from .summary import session_summary
+from apps.engine.chain import link_hash
+from apps.tables import stages
+from apps.tables.models import Hand, Seat, Stage, Table
+from apps.tables.read.presenters import encoded_states
+from apps.tables.read.summary import session_summary
+from apps.tables.storage import rows
+from apps.tables.storage.jsontext import to_json
 
 log = logging.getLogger(__name__)
 
@@ -128,7 +129,7 @@ class Outbox:
         if p.engine_event is not None:
             # None: the viewer must not even learn that this event happened (another seat's pass
             # would tell that seat had an option on the card).
-            event = engine_io.event_for(p.engine_event, viewer)
+            event = p.engine_event.for_viewer(viewer)
             return None if event is None else {"type": "engine", "event": event}
         return {"type": row.type, **row.payload}
 

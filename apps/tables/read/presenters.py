@@ -13,11 +13,9 @@ from datetime import datetime
 from typing import Any
 
 from apps.clubs.fees import fee_seats
-
-from . import engine_io
-from .jsontext import to_json
-from .models import DISSOLVE_SECONDS, PIAO_SECONDS, Hand, HandStatus, Seat, Stage, Table
-from .summary import session_summary
+from apps.tables.models import DISSOLVE_SECONDS, PIAO_SECONDS, Hand, HandStatus, Seat, Stage, Table
+from apps.tables.read.summary import session_summary
+from apps.tables.storage.jsontext import to_json
 
 
 def _ms(dt) -> int | None:
@@ -143,7 +141,7 @@ def _hand_part(table: Table, hand: Hand | None, engine_hand: Any, viewer: int | 
     if hand is None or engine_hand is None:
         return None
     if view is None:
-        view = engine_io.view_for(engine_hand, viewer)
+        view = engine_hand.view(viewer)
     out = hand_state(hand, view, viewer)
     if out["status"] != HandStatus.PLAYING:
         out["fees"] = hand_fees(table, hand)
@@ -170,7 +168,7 @@ def encoded_states(table: Table, seats: list[Seat], hand: Hand | None, engine_ha
     encoded once (an update goes to every viewer at once)."""
     common = to_json(_table_part(table, summary, seats))[1:-1]
     shared_seats = to_json(_seats_part(table, seats, None)) if table.stage != Stage.PIAO else None
-    views = engine_io.views_for(engine_hand, viewers) if hand is not None and engine_hand is not None else None
+    views = engine_hand.views(viewers) if hand is not None and engine_hand is not None else None
     out = {}
     for i, viewer in enumerate(viewers):
         seats_json = shared_seats if shared_seats is not None else to_json(_seats_part(table, seats, viewer))
