@@ -27,8 +27,8 @@ The route of one discard, from the player's socket to the other sockets at the t
    encodes what all viewers share once, with ``storage.jsontext``); after the commit
    ``outbox.send_group`` puts the message in the collected sends.
 4. Back in the event loop, the consumer hands the collected sends to the channel layer
-   (``live.hub.publish``); each server process with sockets at the table is in its group once and
-   receives it once (``live.hub``: in table order), and each of its sockets there forwards its own
+   (``transaction.outbox.publish``, the one way an update reaches it); each server process with
+   sockets at the table is in its group once and receives it once (``live.hub``: in table order), and each of its sockets there forwards its own
    viewer's copy (``TableConsumer.deliver`` -> ``table_update``).
 5. When the discard ended the hand, ``transaction.session.finish_hand`` froze its totals and sent
    ``signals.hand_finished``; apps.ledgers posts the settlement once the transaction commits (a

@@ -395,7 +395,7 @@ async def test_an_ack_whose_update_was_lost_comes_after_a_fresh_state(full_table
     async def lost(sends, **kwargs):  # the channel layer drops the update
         return None
 
-    monkeypatch.setattr(hub, "publish", lost)
+    monkeypatch.setattr(consumers, "publish", lost)
     await send(sock, {"type": "ready", "id": 7})
     state = await wait_for(sock, lambda m: m["type"] in ("state", "ack", "update"))
     ack = await wait_for(sock, lambda m: m["type"] == "ack")

@@ -7,6 +7,7 @@ update number, table-level policy; the engine checks the action itself), ``trans
 changes a verb makes: sit, vacate, bots, 托管, a move, deadlines, 解散), ``session`` (the session
 state machine: start, 飘, deal, deadlines, settlement, dealer rotation, end), ``bots`` (the engine
 bot's choice with the platform's seed salt and search budget), ``outbox`` (the hash-chained events
-of one transaction, written with the changed rows, and one update per viewer sent after commit),
+of one transaction, written with the changed rows, and one update per viewer sent after commit;
+``publish``: the one way an update reaches the channel layer),
 ``snapshot`` (the table as a viewer sees it, read under the lock).
 """

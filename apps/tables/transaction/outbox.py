@@ -156,9 +156,11 @@ def deferred_sends():
 def send_group(group: str, message: dict) -> None:
     """Hand the message to the channel layer (after commit; at-most-once, clients resync on a gap).
 
-    Called in the service's worker thread: ``async_to_sync`` runs the send on the server's event
-    loop and returns once it is done, so the next action of the table (in any process) is only
-    taken after this update was handed to the layer — updates keep their order.
+    In a socket's database thread (``deferred_sends``) the message is collected and the consumer
+    publishes it from its event loop. Anywhere else (a page, a Celery task) it is published here:
+    ``async_to_sync`` runs ``publish`` on the server's event loop and returns once it is done, so
+    the next action of the table (in any process) is only taken after this update was handed to
+    the layer — updates keep their order.
     """
     trace = stages.committed()
     if trace is not None:
@@ -167,10 +169,20 @@ def send_group(group: str, message: dict) -> None:
     if box is not None:
         box.append((group, message))
         return
+    async_to_sync(publish)([(group, message)])
+
+
+async def publish(sends: list[tuple[str, dict]], *, back: float | None = None) -> None:
+    """The one way an update reaches the channel layer: each ``(group, message)``, in order
+    (at-most-once: a lost one shows as a gap and the socket resyncs). ``back``: when the event loop
+    had the result of the call that made them (stages.py)."""
     layer = get_channel_layer()
     if layer is None:
         return
-    try:
-        async_to_sync(layer.group_send)(group, message)
-    except Exception:  # noqa: BLE001 - delivery is at-most-once; clients resync on a seq gap
-        log.exception("group_send to %s failed", group)
+    for group, message in sends:
+        if back is not None:
+            stages.published(message, back)
+        try:
+            await layer.group_send(group, message)
+        except Exception:  # noqa: BLE001 - delivery is at-most-once; clients resync on a seq gap
+            log.exception("group_send to %s failed", group)
