@@ -100,7 +100,7 @@ def test_luzhou_four_players_shown_last_card_and_an_escape_with_its_confirmation
 
     # The sitter plays no part in this hand: he watches, with no 逃跑 and no decisions.
     sitter_state = sitter.evaluate("() => window.tableApp.state")
-    assert sitter_state["me"] == 2 and sitter_state["hand"]["legal"] == [] and "escape" not in sitter_state["hand"]
+    assert sitter_state["me"] == 2 and sitter_state["hand"]["view"]["legal_actions"] == [] and "escape" not in sitter_state["hand"]
     assert not sitter.locator("#escape-btn").is_visible()
     assert "本局你休息" in sitter.text_content("#mine .sitting-out")
     shot(sitter, "sitter_watching")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from apps.ledgers.models import Entry, Transaction
+from apps.tables.read.presenters import legal_of
 from apps.tables.storage import records
 from apps.tables.transaction.context import TableError
 from apps.tables.transaction.outbox import view_seq
@@ -202,16 +203,16 @@ def test_the_escape_penalty_is_offered_in_each_players_own_copy_only(make_templa
     for seat in range(3):
         part = states[seat]["hand"]
         if window:  # §8.6: no escape while a claim window is open
-            assert {"type": "escape"} not in part["legal"] and "escape" not in part
+            assert {"type": "escape"} not in legal_of(part) and "escape" not in part
             continue
-        assert {"type": "escape"} in part["legal"]
+        assert {"type": "escape"} in legal_of(part)
         at_least = part["view"]["escape"]["at_least"]
         assert part["escape"] == {"at_least": at_least * row.base_score}
         assert at_least >= 8 and "pays" not in part["escape"]
         seen = sum(part["view"]["huxi"][str(s)] for s in range(3) if s != seat)  # nothing face down yet
         assert at_least == escape_penalty(seen) or any(
             g["cards"][0] is None for s in range(3) if s != seat for g in part["view"]["groups"][str(s)])
-    assert "escape" not in states[None]["hand"] and states[None]["hand"]["legal"] == []
+    assert "escape" not in states[None]["hand"] and legal_of(states[None]["hand"]) == []
 
 
 def test_no_escape_penalty_is_offered_where_the_option_is_off(make_template, players):
@@ -224,7 +225,7 @@ def test_no_escape_penalty_is_offered_where_the_option_is_off(make_template, pla
     seats = list(row.seats.order_by("index"))
     for text in encoded_states(row, seats, hand, eh, [0, 1, 2]).values():
         part = json.loads(text)["hand"]
-        assert "escape" not in part and {"type": "escape"} not in part["legal"]
+        assert "escape" not in part and {"type": "escape"} not in legal_of(part)
 
 
 def test_an_escapes_result_is_shown_in_words_in_the_ledger(make_template, players, django_capture_on_commit_callbacks):

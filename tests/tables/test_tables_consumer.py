@@ -11,6 +11,7 @@ from django.test import override_settings
 from tables_helpers import current
 
 from apps.tables.models import Table, TableEvent
+from apps.tables.read.presenters import legal_of
 from apps.tables.transaction.outbox import view_seq
 from config.asgi import application
 
@@ -88,8 +89,8 @@ async def play_by_clients(socks, rng, max_rounds=3000, log=None) -> list[dict]:
             return last
         for i, m in enumerate(last):
             hand = m["state"]["hand"]
-            if hand and hand["legal"]:
-                action = rng.choice(hand["legal"])
+            if legal_of(hand):
+                action = rng.choice(legal_of(hand))
                 await send(socks[i], {"type": "act", "seq": m["seq"], "action": action})
                 reply = await wait_for(socks[i], lambda x: x["type"] in ("update", "error"))
                 if reply["type"] == "update":

@@ -14,7 +14,7 @@ from apps.engine.bots import bot_choose
 from apps.engine.dealer import next_dealer
 from apps.engine.rules import RuleSet
 from apps.tables.models import Hand, Seat, Table, TableEvent
-from apps.tables.read.presenters import table_state
+from apps.tables.read.presenters import legal_of, table_state
 from apps.tables.read.selectors import access_for
 from apps.tables.storage import hand_cache
 from apps.tables.transaction import unit
@@ -107,7 +107,7 @@ def test_admin_spectator_sees_no_hidden_card(full_table, players, club):
     assert bytes(eh.seed).hex() not in text
     view = snap["state"]["hand"]["view"]
     assert all(cards is None for cards in view["hands"].values())
-    assert not view["legal_actions"] and not snap["state"]["hand"]["legal"] and "chou" not in view
+    assert not view["legal_actions"] and not legal_of(snap["state"]["hand"]) and "chou" not in view
     assert "stock_cards" not in view
 
 

@@ -25,6 +25,7 @@ from django.db import connection
 
 from apps.clubs.models import Club, Membership, RuleTemplate
 from apps.tables.live import consumers
+from apps.tables.read.presenters import legal_of
 from apps.tables.storage.verify import verify_table_hands
 from apps.tables.verbs import play, services
 
@@ -114,7 +115,7 @@ class Command(BaseCommand):
                         deliver(sends)
                         acted = True
                         break
-                    legal = (state.get("hand") or {}).get("legal")
+                    legal = legal_of(state.get("hand"))
                     if legal:
                         before = queries[0]
                         with connection.execute_wrapper(count):
