@@ -7,7 +7,7 @@ Example (added by apps.tables)::
 
 from django.urls import path
 
-from apps.tables.consumers import TableConsumer
+from apps.tables.live.consumers import TableConsumer
 
 websocket_urlpatterns: list = [
     path("ws/tables/<int:table_id>/", TableConsumer.as_asgi()),

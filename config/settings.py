@@ -117,7 +117,7 @@ DATABASES = {
     )
 }
 ON_POSTGRESQL = DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql"
-# Threads per server process that run the table sockets' database calls (apps/tables/consumers.py):
+# Threads per server process that run the table sockets' database calls (apps/tables/live/consumers.py):
 # tables serialise on their row lock, so on PostgreSQL several tables' actions run side by side.
 # More threads than that only trade the GIL back and forth: on 2 cores, 2 Daphnes at 100 tables,
 # 8 threads cost 8.7 ms of server CPU per action and p99 199 ms, 4 threads 6.6 ms and 107 ms
@@ -302,9 +302,9 @@ TABLES_BOT_DELAY = [float(x) for x in os.environ.get("TABLES_BOT_DELAY", "0.6,1.
 TABLES_BOT_SEARCH_MS = float(os.environ.get("TABLES_BOT_SEARCH_MS", "10"))
 TABLES_BOT_SEARCH_WALL_MS = float(os.environ.get("TABLES_BOT_SEARCH_WALL_MS", "100"))
 TABLES_BOT_SEARCH_WORLDS = int(os.environ.get("TABLES_BOT_SEARCH_WORLDS", "400"))
-# How often a server process checks that its table sockets have seen every update (apps/tables/watch.py).
+# How often a server process checks that its table sockets have seen every update (apps/tables/live/watch.py).
 TABLES_WATCH_SECONDS = float(os.environ.get("TABLES_WATCH_SECONDS", "2"))
-# Presence (apps/tables/presence.py): each process marks its sockets' seats as seen this often, and
+# Presence (apps/tables/verbs/presence.py): each process marks its sockets' seats as seen this often, and
 # a seat online but unseen this long (its process was killed) is put offline.
 TABLES_PRESENCE_SECONDS = float(os.environ.get("TABLES_PRESENCE_SECONDS", "10"))
 TABLES_PRESENCE_STALE_SECONDS = float(os.environ.get("TABLES_PRESENCE_STALE_SECONDS", "30"))

@@ -49,9 +49,9 @@ from django.utils import timezone  # noqa: E402
 from apps.clubs.models import Club, Membership, RuleTemplate  # noqa: E402
 from apps.ledgers.models import Transaction  # noqa: E402
 from apps.replays.verification import session_checklists  # noqa: E402
-from apps.tables import services  # noqa: E402
 from apps.tables.models import Hand, Seat, Table, TableEvent  # noqa: E402
-from apps.tables.selectors import table_snapshot  # noqa: E402
+from apps.tables.transaction.snapshot import table_snapshot  # noqa: E402
+from apps.tables.verbs import services  # noqa: E402
 
 PY = sys.executable
 OPEN = ("waiting", "playing")

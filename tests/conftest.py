@@ -70,7 +70,7 @@ def _deterministic_seeds(monkeypatch, request):
     import hashlib
 
     from apps.matches.services import clock
-    from apps.tables import session
+    from apps.tables.transaction import session
 
     counter = itertools.count()
 

@@ -23,7 +23,7 @@ from django.utils.translation import gettext_lazy, pgettext
 
 from .models import AuditAction, AuditLog, Club
 
-# Why a table was dissolved (``apps.tables.transitions``' reasons).
+# Why a table was dissolved (``apps.tables.transaction.transitions``' reasons).
 REASON_WORDS = {
     "admin": gettext_lazy("by an admin"),
     "owner": gettext_lazy("by its creator before the start"),

@@ -7,7 +7,7 @@ registration order number per match, one round per (match, number), one match ta
 two sets of tables: the second insert fails, whatever the timing. A seed is only revealed when its
 commitment was published.
 
-The match snapshots its rule template at creation (as ``apps.tables.services.table_open`` does),
+The match snapshots its rule template at creation (as ``apps.tables.verbs.services.table_open`` does),
 so editing or deleting the template later changes nothing of a defined match.
 
 Money: entry fees sit in the match's escrow account of the ledger (``Match.escrow``, an

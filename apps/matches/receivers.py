@@ -26,7 +26,7 @@ def _advance_quietly(match_id: int) -> None:
 def on_table_finished(sender, table, reason, **kwargs) -> None:
     """Inside the table's transaction: advance the match once it commits (within seconds of the
     round's last table; ``advance_matches`` is the safety net)."""
-    if not table.arranged:  # match tables are arranged tables (apps/tables/arranged.py)
+    if not table.arranged:  # match tables are arranged tables (apps/tables/verbs/arranged.py)
         return
     from .models import MatchTable
 

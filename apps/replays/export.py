@@ -1,7 +1,7 @@
 """Exports of ended hands in the ``paohuzi-hand/1`` format (apps/engine/EXPORT.md).
 
 ``hand_document(hand)`` (one hand) and ``session_document(table)`` (every ended hand of a table,
-the chain from the genesis hash) are the tables app's document (apps/tables/records.py ``document``)
+the chain from the genesis hash) are the tables app's document (apps/tables/storage/records.py ``document``)
 plus what only this layer sees: the club and each hand's ``hand:<id>`` ledger transaction.
 A constant number of queries per document, however many events or hands it holds.
 
@@ -19,9 +19,9 @@ from django.utils import timezone
 from apps.engine.timeline import frames
 from apps.ledgers.models import AccountKind, Entry, Transaction
 from apps.ledgers.services import hand_key
-from apps.tables.eventlog import TableLog, hand_events
 from apps.tables.models import Hand, Table
-from apps.tables.records import ENDED, document, record_from_rows
+from apps.tables.storage.eventlog import TableLog, hand_events
+from apps.tables.storage.records import ENDED, document, record_from_rows
 
 
 def _ledger_parts(table: Table, hands: list[Hand]) -> dict[int, dict | None]:

@@ -2,8 +2,8 @@
 
 An ended table whose session ended more than ``TABLES_COMPACT_AFTER_DAYS`` days ago (default 395,
 13 months; a table ends after its last hand) has its ``TableEvent`` rows replaced by one
-``TableArchive`` (apps/tables/archive.py): the same events, hash chain included, as compressed
-JSON. Replays, exports, ``verify_hands`` and the audit read them through ``apps.tables.eventlog``
+``TableArchive`` (apps/tables/storage/archive.py): the same events, hash chain included, as compressed
+JSON. Replays, exports, ``verify_hands`` and the audit read them through ``apps.tables.storage.eventlog``
 exactly as before, and verification still recomputes the chain.
 
 Cost follows the work: a ``SweepMark`` named ``tables.compact`` (the pattern of
@@ -34,9 +34,9 @@ from django.utils import timezone
 
 from apps.ledgers.models import SweepMark, Transaction
 from apps.ledgers.sweeps import OVERLAP
-from apps.tables.archive import LogBroken, replace_rows
-from apps.tables.eventlog import TableLog, rows_exist
 from apps.tables.models import ENDED_TABLE_STATUSES, Hand, HandStatus, Table, TableArchive
+from apps.tables.storage.archive import LogBroken, replace_rows
+from apps.tables.storage.eventlog import TableLog, rows_exist
 
 log = logging.getLogger(__name__)
 

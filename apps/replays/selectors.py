@@ -14,11 +14,11 @@ from django.contrib.auth import get_user_model
 from django.db.models import QuerySet
 
 from apps.engine import timeline
-from apps.tables.eventlog import hand_events
 from apps.tables.models import Hand, Seat, Table
-from apps.tables.presenters import hand_fees
-from apps.tables.records import record_from_rows
-from apps.tables.summary import session_summary
+from apps.tables.read.presenters import hand_fees
+from apps.tables.read.summary import session_summary
+from apps.tables.storage.eventlog import hand_events
+from apps.tables.storage.records import record_from_rows
 
 from .access import ENDED, MANAGER, ReplayAccess, club_role
 from .models import ShareCode

@@ -29,9 +29,9 @@ from apps.clubs.fees import fee_seats
 from apps.engine.chain import GENESIS_HASH
 from apps.engine.export import BadDocument, verify_document
 from apps.engine.rules import RuleSet
-from apps.tables.eventlog import TableLog
 from apps.tables.models import Hand, HandStatus, Table
-from apps.tables.records import ENDED
+from apps.tables.storage.eventlog import TableLog
+from apps.tables.storage.records import ENDED
 
 from .export import hand_document, session_document
 

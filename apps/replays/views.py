@@ -20,9 +20,9 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from apps.accounts.services import client_ip
-from apps.tables.eventlog import ArchiveCorrupt
 from apps.tables.i18n import table_strings
 from apps.tables.models import Hand
+from apps.tables.storage.eventlog import ArchiveCorrupt
 
 from . import access as replay_access
 from . import selectors, services

@@ -8,6 +8,6 @@ class TablesConfig(AppConfig):
     verbose_name = _("Tables")
 
     def ready(self) -> None:
-        from . import receivers
+        from apps.tables import receivers
 
         receivers.connect()

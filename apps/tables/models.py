@@ -14,8 +14,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from apps.clubs.models import FeePayer, RuleSnapshot
-
-from .chain import GENESIS_HASH
+from apps.engine.chain import GENESIS_HASH
 
 
 class TableStatus(models.TextChoices):
@@ -295,7 +294,7 @@ class TableArchive(models.Model):
     byte-identical; ``prev_hash`` is the previous event's hash), seqs 1 to ``last_seq`` without a
     gap: every hash of the chain from the genesis hash is kept and is checked again by every
     verification. ``digest`` is sha256 of the uncompressed value. Read only through
-    ``apps.tables.eventlog`` (apps/tables/archive.py encodes and decodes it).
+    ``apps.tables.storage.eventlog`` (apps/tables/storage/archive.py encodes and decodes it).
     """
 
     table = models.OneToOneField(Table, on_delete=models.CASCADE, related_name="archive")  # one per table

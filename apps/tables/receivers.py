@@ -8,7 +8,7 @@ from django.db.models.signals import post_delete
 
 
 def on_membership_deleted(sender, instance, **kwargs) -> None:
-    from .services import seats_vacate
+    from apps.tables.verbs.services import seats_vacate
 
     user_id, club_id = instance.user_id, instance.club_id
     # Inside the clubs transaction: the seats go with the membership, or neither does.

@@ -6,9 +6,9 @@ import logging
 
 from celery import shared_task
 
-from . import presence
-from .play import deadline_fire
-from .selectors import overdue_table_ids
+from apps.tables.read.selectors import overdue_table_ids
+from apps.tables.verbs import presence
+from apps.tables.verbs.play import deadline_fire
 
 log = logging.getLogger(__name__)
 

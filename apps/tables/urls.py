@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import views
+from apps.tables import views
 
 app_name = "tables"
 

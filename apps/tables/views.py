@@ -15,13 +15,12 @@ from apps.accounts.services import address_seen, client_ip
 from apps.clubs.access import member_access
 from apps.clubs.models import RuleTemplate
 from apps.clubs.rules_text import describe_table
-
-from . import dissolve, rematch, services
-from .context import TableError
-from .i18n import table_strings
-from .models import BotLevel, Table
-from .selectors import access_for
-from .signals import table_page
+from apps.tables.i18n import table_strings
+from apps.tables.models import BotLevel, Table
+from apps.tables.read.selectors import access_for
+from apps.tables.signals import table_page
+from apps.tables.transaction.context import TableError
+from apps.tables.verbs import dissolve, rematch, services
 
 
 @login_required

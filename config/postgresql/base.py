@@ -2,7 +2,7 @@
 change: a thread named in ``settings.DB_POOL_KEEP_THREADS`` keeps the connection it took from the
 pool instead of handing it back after each call.
 
-The live tables' database threads (apps/tables/consumers.py ``DB_EXECUTOR``, ``WATCH_EXECUTOR``)
+The live tables' database threads (apps/tables/live/consumers.py ``DB_EXECUTOR``, ``WATCH_EXECUTOR``)
 run a call every few milliseconds each under load; handing the connection back after every call and
 taking it again costs the pool's lock, Django's connection set-up and, with health checks, a round
 trip a call. Those few threads keep theirs for the life of the process (the pool counts them as

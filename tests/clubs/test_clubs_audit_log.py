@@ -38,7 +38,7 @@ def test_adjustment_shows_amount_and_reason(client, club_world):
 
 
 def test_table_open_dissolve_and_force_dissolve_are_logged(client, club_world):
-    from apps.tables import dissolve, services
+    from apps.tables.verbs import dissolve, services
 
     club, owner, admin, member, template = club_world
     first = services.table_open(user=member, template=template, name="晚场")

@@ -156,7 +156,7 @@ def test_sqlite_has_no_pool():
 
 
 def test_the_table_threads_are_the_ones_that_keep_their_connection(settings):
-    from apps.tables import consumers
+    from apps.tables.live import consumers
 
     prefixes = tuple(settings.DB_POOL_KEEP_THREADS)
     assert consumers.DB_EXECUTOR._thread_name_prefix.startswith(prefixes)
@@ -296,7 +296,7 @@ def test_a_full_pool_gives_a_503_page_in_zh_hans(client, make_user, small_pool, 
 @needs_postgresql
 @pytest.mark.django_db(transaction=True)
 def test_table_threads_keep_their_connection_and_others_give_it_back(small_pool):
-    from apps.tables import consumers
+    from apps.tables.live import consumers
 
     small_pool(4, 5.0)
 

@@ -197,9 +197,9 @@ def world(make_user, make_club, client):
     from apps.ledgers.services import adjustment_create, settle_hand
     from apps.matches import services as matches
     from apps.replays.audit import services as disputes
-    from apps.tables import dissolve
-    from apps.tables import services as tables
     from apps.tables.models import Hand
+    from apps.tables.verbs import dissolve
+    from apps.tables.verbs import services as tables
     from tests.matches.conftest import drive, start
 
     owner = make_user("lang_owner", display_name="老王")

@@ -60,7 +60,7 @@ def test_app_modules_skip_commands_and_migrations():
     from config.warm import app_modules
 
     names = app_modules()
-    assert "apps.tables.consumers" in names and "apps.ledgers.settlement" in names
+    assert "apps.tables.live.consumers" in names and "apps.ledgers.settlement" in names
     assert not [n for n in names if ".management" in n or ".migrations" in n or n.endswith("__main__")]
 
 

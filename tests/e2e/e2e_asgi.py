@@ -15,7 +15,7 @@ from config.asgi import application as project_application
 
 _seeds = [bytes.fromhex(s) for s in os.environ.get("E2E_TABLE_SEEDS", "").split(",") if s.strip()]
 if _seeds:
-    from apps.tables import session
+    from apps.tables.transaction import session
 
     _random_seed = session.new_seed
 

@@ -22,9 +22,10 @@ USERS = [("p_owner", "老王"), ("p_admin", "小李"), ("p_a", "阿明"), ("p_b"
 def _drive_match(match) -> None:
     """Play a running match to its end with every seat on 托管 (as tests/matches/conftest.py does)."""
     from apps.matches import services
-    from apps.tables import play, unit
     from apps.tables.models import Seat
-    from apps.tables.services import seat_set_tuoguan
+    from apps.tables.transaction import unit
+    from apps.tables.verbs import play
+    from apps.tables.verbs.services import seat_set_tuoguan
 
     for _ in range(400):
         match.refresh_from_db()

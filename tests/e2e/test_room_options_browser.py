@@ -31,8 +31,8 @@ from apps.accounts.models import User
 from apps.clubs.models import Membership, RuleTemplate
 from apps.clubs.services import club_create
 from apps.tables.models import Table
-from apps.tables.services import table_create
-from apps.tables.transitions import do_add_bot, do_sit
+from apps.tables.verbs.services import table_create
+from apps.tables.transaction.transitions import do_add_bot, do_sit
 owner = User.objects.create_user(username="ro_p0", password=PASSWORD, display_name="老王")
 sitter = User.objects.create_user(username="ro_p1", password=PASSWORD, display_name="小李")
 club = club_create(name="泸州俱乐部", owner=owner)
@@ -100,7 +100,7 @@ def test_luzhou_four_players_shown_last_card_and_an_escape_with_its_confirmation
 
     # The sitter plays no part in this hand: he watches, with no 逃跑 and no decisions.
     sitter_state = sitter.evaluate("() => window.tableApp.state")
-    assert sitter_state["me"] == 2 and sitter_state["hand"]["legal"] == [] and "escape" not in sitter_state["hand"]
+    assert sitter_state["me"] == 2 and sitter_state["hand"]["view"]["legal_actions"] == [] and "escape" not in sitter_state["hand"]
     assert not sitter.locator("#escape-btn").is_visible()
     assert "本局你休息" in sitter.text_content("#mine .sitting-out")
     shot(sitter, "sitter_watching")

@@ -74,9 +74,9 @@ def table_id(page) -> int:
 def my_turn(page, *, first: bool = False) -> tuple[int, int, str]:
     """Wait for the player's turn to discard: the table's id, his seat and his first or last
     discardable card."""
-    page.wait_for_function("() => { const s = window.tableApp.state; return s.stage === 'hand' && s.hand.turn === s.me; }")
+    page.wait_for_function("() => { const s = window.tableApp.state; return s.stage === 'hand' && s.hand.view.phase === 'discard' && s.hand.view.turn === s.me; }")
     me = page.evaluate("() => window.tableApp.state.me")
-    cards = [a["card"] for a in page.evaluate("() => window.tableApp.state.hand.legal") if a["type"] == "discard"]
+    cards = [a["card"] for a in page.evaluate("() => window.tableApp.state.hand.view.legal_actions") if a["type"] == "discard"]
     return table_id(page), me, cards[0] if first else cards[-1]
 
 
@@ -228,7 +228,8 @@ def play_until_settle(page, seconds: float = 150) -> None:
         state = page.evaluate("() => window.tableApp.state")
         if state["stage"] != "hand":
             return
-        legal = state["hand"]["legal"] if state["hand"]["status"] == "playing" else []
+        hand = state["hand"]
+        legal = (hand["view"].get("legal_actions") or []) if hand and hand["status"] == "playing" and not hand["view"]["finished"] else []
         kinds = {a["type"] for a in legal}
         try:
             if "hu" in kinds:
@@ -315,7 +316,7 @@ def test_a_move_the_table_moved_past_is_said_not_sent(server, browser):
     frames = socket_log(page)
     open_practice(page, base, club)
     tid, me, card = my_turn(page, first=True)
-    legal = page.evaluate("() => window.tableApp.state.hand.legal")
+    legal = page.evaluate("() => window.tableApp.state.hand.view.legal_actions")
     go_offline(page)
     page.locator(f'.my-hand .card.playable[data-card="{card}"]').first.click()
     page.locator(".my-hand .card.selected").click()

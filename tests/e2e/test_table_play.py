@@ -88,7 +88,7 @@ def step(page) -> bool:
             return True
         return False
     hand = state and state["hand"]
-    legal = hand["legal"] if hand and hand["status"] == "playing" else []
+    legal = (hand["view"].get("legal_actions") or []) if hand and hand["status"] == "playing" and not hand["view"]["finished"] else []
     if not legal:
         return False
     kinds = {a["type"] for a in legal}

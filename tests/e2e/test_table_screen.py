@@ -97,7 +97,7 @@ def open_practice(page, base: str, club: int, navigate: bool = True) -> str:
 def legal(page) -> list[dict]:
     state = page.evaluate("() => window.tableApp.state")
     hand = state and state["hand"]
-    return hand["legal"] if hand and hand["status"] == "playing" else []
+    return (hand["view"].get("legal_actions") or []) if hand and hand["status"] == "playing" and not hand["view"]["finished"] else []
 
 
 def play_to_claim(page) -> list[dict]:
@@ -362,19 +362,19 @@ CROWDED = """(players) => {
     const discards = ['s1', 's4', 'b9', 's10', 'b3', 's6', 'b6', 's8', 'b1', 's5', 'b4', 's9', 'b5', 's7', 'b10', 's2', 'b7', 's3', 'b2', 's4'];
     const mine = ['s1', 's1', 's2', 's2', 's3', 's4', 's4', 's5', 's6', 's6', 's7', 's8', 's9', 's9', 's10',
                   'b1', 'b3', 'b3', 'b3', 'b5', 'b9'];
-    const view = {stock: 11, table: {card: 'b4', source: 'discard', seat: 1},
+    const view = {stock: 11, table: {card: 'b4', source: 'discard', seat: 1}, phase: 'claim', turn: 1, finished: false,
         groups: {}, discards: {}, hands: {}, huxi: {}, hand_sizes: {}};
     for (let i = 0; i < players; i++) {
         view.groups[i] = groups(i); view.discards[i] = discards; view.hands[i] = i ? null : mine;
         view.huxi[i] = 20 + i; view.hand_sizes[i] = i ? 9 : mine.length;
     }
-    const legal = [{type: 'chi', groups: [['b4', 'b5', 'b3']]}, {type: 'chi', groups: [['b4', 'b3', 'b5']]},
-                   {type: 'peng'}, {type: 'hu'}, {type: 'pass'}];
+    view.legal_actions = [{type: 'chi', groups: [['b4', 'b5', 'b3']]}, {type: 'chi', groups: [['b4', 'b3', 'b5']]},
+                          {type: 'peng'}, {type: 'hu'}, {type: 'pass'}];
     const state = {id: 999999, name: '满桌测试', club_id: 1, status: 'playing', stage: 'hand', preset: 'full', players,
         base_score: 1, piao_choices: [], hands_per_session: 8, hands_played: 3, turn_seconds: 20, claim_seconds: 15,
         dealer: 0, practice: false, created_by: 1, deadline: Date.now() + 12000, deadline_kind: 'claim',
         deadline_seconds: 15, bot_deadline: null, me: 0, seats, fee: 0, fee_payer: 'winner',
-        hand: {number: 4, dealer: 0, seed_hash: 'x', status: 'playing', piao: {}, view, legal, turn: null},
+        hand: {number: 4, dealer: 0, seed_hash: 'x', status: 'playing', piao: {}, view},
         dissolve: null, summary: null};
     window.tableApp.socket.onState(state);
 }"""
@@ -433,14 +433,14 @@ def test_tuoguan_switch_and_dissolve_confirmation(server, browser, tmp_path):
     assert switch.text_content() == "托管"
     box = switch.bounding_box()
     assert box["x"] >= 0 and box["x"] + box["width"] <= 390
-    assert page.evaluate("() => { const s = window.tableApp.state; return s.hand.turn === s.me; }")  # he deals
+    assert page.evaluate("() => { const s = window.tableApp.state; return s.hand.view.phase === 'discard' && s.hand.view.turn === s.me; }")  # he deals
     switch.click()
     page.wait_for_function("() => { const s = window.tableApp.state; return s.seats[s.me].tuoguan; }")
     assert switch.get_attribute("aria-checked") == "true" and switch.text_content() == "托管中"
     shot(page, tmp_path, "tuoguan_on_portrait")
     # The computer plays his turns: the dealer's first discard (his, he deals a practice table he
     # opened) is made without him.
-    page.wait_for_function("() => { const s = window.tableApp.state; return s.stage !== 'hand' || s.hand.turn !== s.me; }")
+    page.wait_for_function("() => { const s = window.tableApp.state; return s.stage !== 'hand' || !(s.hand.view.phase === 'discard' && s.hand.view.turn === s.me); }")
     switch.click()
     page.wait_for_function("() => { const s = window.tableApp.state; return !s.seats[s.me].tuoguan; }")
     assert switch.get_attribute("aria-checked") == "false" and switch.text_content() == "托管"

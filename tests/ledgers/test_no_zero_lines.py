@@ -18,7 +18,7 @@ from tests.tables.tables_helpers import play_hand_via_services
 
 @pytest.fixture
 def seeded(monkeypatch):
-    from apps.tables import session
+    from apps.tables.transaction import session
 
     counter = itertools.count()
     monkeypatch.setattr(session, "new_seed", lambda: hashlib.sha256(f"no-zero:{next(counter)}".encode()).digest())
@@ -26,8 +26,8 @@ def seeded(monkeypatch):
 
 def _play_piao_hands(people, piao_values, hands=12):
     """Hands with the given piao choices (seat order) until one is won; returns that hand."""
-    from apps.tables import services
     from apps.tables.models import Table
+    from apps.tables.verbs import services
 
     users = [people["owner"], people["member"], people["other"]]
     template = RuleTemplate.objects.create(

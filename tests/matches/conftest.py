@@ -93,10 +93,11 @@ def drive(match, *, absent=(), max_loops: int = 400):
     (the bots' path), absent ones never act and are played by the time-out rules; every loop also
     calls ``advance`` (the beat's safety net). Returns the match, refreshed."""
     from apps.matches import services
-    from apps.tables import play, unit
-    from apps.tables.context import TableError
     from apps.tables.models import Seat
-    from apps.tables.services import seat_set_tuoguan
+    from apps.tables.transaction import unit
+    from apps.tables.transaction.context import TableError
+    from apps.tables.verbs import play
+    from apps.tables.verbs.services import seat_set_tuoguan
 
     absent = {u.pk for u in absent}
     for _ in range(max_loops):

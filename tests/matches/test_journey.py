@@ -70,7 +70,7 @@ def test_match_table_page_in_english(client, running):
 
 
 def test_club_table_page_keeps_the_club_back_link_and_rematch(client, match_club, make_template):
-    from apps.tables.services import table_open
+    from apps.tables.verbs.services import table_open
 
     club, owner, admin, players = match_club(n=3)
     table = table_open(user=owner, template=make_template(club), practice=True)
@@ -113,9 +113,10 @@ def test_my_table_tells_each_player_only_his_own_table_and_follows_him_to_the_ne
     assert get(client, admin, url).json()["table"] is None
     assert get(client, admin, url).json()["status"] is None
     # play round 1 only: each player's endpoint now names a round-2 table
-    from apps.tables import play, unit
     from apps.tables.models import Seat
-    from apps.tables.services import seat_set_tuoguan
+    from apps.tables.transaction import unit
+    from apps.tables.verbs import play
+    from apps.tables.verbs.services import seat_set_tuoguan
 
     for table_id in set(tables.values()):
         for seat in Seat.objects.filter(table_id=table_id).select_related("user"):

@@ -30,7 +30,7 @@ def _english():
 
 def _tuoguan_round(match, number):
     """Everyone at the round's tables chooses 托管: their tables play to the end at once."""
-    from apps.tables.services import seat_set_tuoguan
+    from apps.tables.verbs.services import seat_set_tuoguan
 
     for mt in MatchTable.objects.filter(match=match, round__number=number):
         for seat in Seat.objects.filter(table_id=mt.table_id).select_related("user"):
@@ -71,7 +71,7 @@ def test_no_show_is_played_by_tuoguan_and_withdrawn_after_two_rounds(match_club,
     # his tables went on: he timed out; time-outs on his own turns put him on 托管 (a claim
     # window's time-out does not: others would learn he held an option, RULES.md §5.3)
     from apps.tables.models import TableEvent
-    from apps.tables.transitions import TUOGUAN_AFTER_TIMEOUTS
+    from apps.tables.transaction.transitions import TUOGUAN_AFTER_TIMEOUTS
     first = MatchTable.objects.get(match=match, round__number=1, seats__contains=ghost.pk) \
         if connection.vendor == "postgresql" else next(
             t for t in MatchTable.objects.filter(match=match, round__number=1) if ghost.pk in t.seats)

@@ -311,9 +311,10 @@ def test_manual_reseat_from_the_console_moves_a_player_and_is_audited(client, ma
     from test_views_world import template_for
 
     from apps.matches.models import MatchTable
-    from apps.tables import play, unit
     from apps.tables.models import Seat, Table
-    from apps.tables.services import seat_set_tuoguan
+    from apps.tables.transaction import unit
+    from apps.tables.verbs import play
+    from apps.tables.verbs.services import seat_set_tuoguan
 
     owner = make_user("r_owner")
     players = [make_user(f"r_p{i}", display_name=f"选手{i}") for i in range(6)]

@@ -17,7 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tables"))
 
 from tables_helpers import play_hand_via_services, ready_all  # noqa: E402
 
-from apps.tables import services  # noqa: E402
+from apps.tables.verbs import services  # noqa: E402
 
 __all__ = ["play_table", "replay_club", "run_command", "seat_players"]
 

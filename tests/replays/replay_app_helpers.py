@@ -10,9 +10,9 @@ from dataclasses import dataclass, field
 
 from apps.clubs.models import Membership, Role, RuleTemplate
 from apps.clubs.services import club_create
-from apps.tables import services as table_services
-from apps.tables import session
 from apps.tables.models import Hand, Table
+from apps.tables.transaction import session
+from apps.tables.verbs import services as table_services
 from tests.tables.tables_helpers import play_hand_via_services, ready_all
 
 

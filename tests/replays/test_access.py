@@ -164,7 +164,7 @@ def test_a_player_who_is_also_an_admin_is_not_audited(world, client):
 
 
 def test_a_dissolved_hand_is_replayable(world, client):
-    from apps.tables import dissolve
+    from apps.tables.verbs import dissolve
 
     playing = deal_next(world)
     dissolve.table_force_dissolve(user=world.owner, table_id=world.table.pk)

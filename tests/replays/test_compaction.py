@@ -1,7 +1,7 @@
 """Retention (issue #27, "bytes per hand"): old tables' event rows compacted into one archive each.
 
 A compacted table replays, exports (byte for byte) and verifies exactly as before, through the one
-reader (apps/tables/eventlog.py) with no event row left; a tampered archive fails verification;
+reader (apps/tables/storage/eventlog.py) with no event row left; a tampered archive fails verification;
 the job never touches a table in play, unsettled or young, reruns as a no-op, keeps its mark, and
 a crash between writing the archive and deleting the rows leaves the rows as they were.
 """
@@ -23,10 +23,10 @@ from apps.replays import retention
 from apps.replays.audit import services as audit_services
 from apps.replays.export import hand_document, hand_frames, session_document
 from apps.replays.verification import checklist, session_checklists
-from apps.tables import archive as archive_codec
-from apps.tables import eventlog, records
 from apps.tables.models import Hand, Table, TableArchive, TableEvent
-from apps.tables.selectors import seat_play
+from apps.tables.read.selectors import seat_play
+from apps.tables.storage import archive as archive_codec
+from apps.tables.storage import eventlog, records
 
 pytestmark = pytest.mark.django_db
 
@@ -318,8 +318,8 @@ def test_the_archive_codec_refuses_what_is_not_the_tables_log(play_table):
 def test_rows_written_after_compaction_are_read_with_the_archive(play_table, seat_players, replay_club):
     """An event row appended after the archive (a table transaction on the old table) is read
     with it. (Nothing a player does appends one: an ended table records no presence.)"""
-    from apps.tables import services
-    from apps.tables.unit import table_action
+    from apps.tables.transaction.unit import table_action
+    from apps.tables.verbs import services
 
     table, hands = play_table("full", 3, hands=2)
     age(table)

@@ -39,7 +39,7 @@ def test_verify_hands_counts_and_exit_codes(play_table, replay_club, make_club):
 
 @pytest.mark.django_db
 def test_export_hand_prints_a_verifiable_document(tmp_path, play_table, seat_players):
-    from apps.tables import services
+    from apps.tables.verbs import services
 
     table, hands = play_table("luzhou", 4, hands=2, play=1)
     code, out = run_command("export_hand", str(hands[0].pk))

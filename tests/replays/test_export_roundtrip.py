@@ -105,7 +105,7 @@ def test_documents_take_a_constant_number_of_queries(play_table):
 
 @pytest.mark.django_db
 def test_a_hand_in_play_is_never_exported(play_table, seat_players):
-    from apps.tables import services
+    from apps.tables.verbs import services
 
     table, _ = play_table("full", 3, hands=2, play=1)
     for user in seat_players[:3]:

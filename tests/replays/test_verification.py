@@ -236,8 +236,8 @@ def test_fee_charged_to_the_wrong_seats_is_reported(play_table):
 
 @pytest.mark.django_db
 def test_dissolved_hand_checklist(play_table, replay_club, seat_players):
-    from apps.tables import services
-    from apps.tables.dissolve import table_force_dissolve
+    from apps.tables.verbs import services
+    from apps.tables.verbs.dissolve import table_force_dissolve
 
     table, _ = play_table("full", 3, hands=2, play=0)
     for user in seat_players[:3]:

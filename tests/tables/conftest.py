@@ -39,7 +39,7 @@ def template(make_template):
 @pytest.fixture
 def full_table(players, template):
     """A waiting table with the three players seated (not ready yet)."""
-    from apps.tables import services
+    from apps.tables.verbs import services
 
     table = services.table_open(user=players[0], template=template)
     for user in players[1:]:

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import random
 
-from apps.tables import engine_io, hand_cache, play, services
-from apps.tables.context import current_hand
+from apps.engine.bots import bot_choose
 from apps.tables.models import Hand, Table
-from apps.tables.outbox import view_seq
+from apps.tables.storage import hand_cache
+from apps.tables.transaction.context import current_hand
+from apps.tables.transaction.outbox import view_seq
+from apps.tables.verbs import play, services
 
 
 def current(table_id: int):
@@ -27,7 +29,7 @@ def play_hand_via_services(table_id: int, users: list, rng: random.Random | None
         if hand is None or hand.status != "playing":
             return hand
         seat = eh.to_act()[0]
-        action = engine_io.bot_choose(eh, seat, kind=kind, rng=rng)
+        action = bot_choose(eh, seat, kind=kind, rng=rng)
         play.hand_act(user=users[seat], table_id=table_id, seq=view_seq(table, seat), action=action.to_wire())
     raise AssertionError("hand did not end")
 

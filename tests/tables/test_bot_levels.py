@@ -12,9 +12,10 @@ from tables_helpers import play_hand_via_services
 
 from apps.engine.bots import LEVELS
 from apps.engine.search_bot import Budget
-from apps.tables import engine_io, services
-from apps.tables.context import TableError
 from apps.tables.models import TUOGUAN_LEVEL, BotLevel, Seat, Table, TableEvent
+from apps.tables.transaction import bots
+from apps.tables.transaction.context import TableError
+from apps.tables.verbs import services
 
 
 def test_the_platform_levels_are_the_engines():
@@ -83,13 +84,13 @@ def test_tuoguan_plays_at_level_hard_within_the_budget(players, full_table, sett
     settings.TABLES_BOT_SEARCH_MS = 3
     settings.TABLES_BOT_SEARCH_WORLDS = 5
     calls = []
-    real = engine_io.bot_choose
+    real = bots.bot_choose
 
     def spy(hand, seat, kind="greedy", rng=None, budget=None):
         calls.append((seat, kind, budget))
         return real(hand, seat, kind, rng, budget)
 
-    monkeypatch.setattr(engine_io, "bot_choose", spy)
+    monkeypatch.setattr(bots, "bot_choose", spy)
     for user in players:
         services.seat_ready(user=user, table_id=full_table.pk)
     services.seat_set_tuoguan(user=players[1], table_id=full_table.pk, on=True)  # in the hand

@@ -11,7 +11,7 @@ from django.urls import reverse
 from tables_helpers import ready_all
 
 from apps.clubs.models import Membership, Role
-from apps.tables import arranged, services
+from apps.tables.verbs import arranged, services
 
 pytestmark = pytest.mark.django_db
 

@@ -9,9 +9,9 @@ import pytest
 from tables_helpers import play_hand_via_services, ready_all
 
 from apps.clubs.models import AuditLog, Membership, RuleTemplate
-from apps.tables import arranged, dissolve, rematch, services
-from apps.tables.context import TableError
 from apps.tables.models import Seat, Table
+from apps.tables.transaction.context import TableError
+from apps.tables.verbs import arranged, dissolve, rematch, services
 
 JSON = {"HTTP_ACCEPT": "application/json"}
 SNAPSHOT = ("club_id", "template_id", "name", "preset", "options", "players", "base_score", "piao_choices",

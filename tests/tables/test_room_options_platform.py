@@ -6,9 +6,11 @@ from __future__ import annotations
 import pytest
 
 from apps.ledgers.models import Entry, Transaction
-from apps.tables import play, records, services
-from apps.tables.context import TableError
-from apps.tables.outbox import view_seq
+from apps.tables.read.presenters import legal_of
+from apps.tables.storage import records
+from apps.tables.transaction.context import TableError
+from apps.tables.transaction.outbox import view_seq
+from apps.tables.verbs import play, services
 from tests.tables.tables_helpers import current, ready_all
 
 
@@ -88,7 +90,7 @@ def test_escape_is_refused_for_another_players_seat(make_template, players):
 def test_match_tables_never_have_escape(club, players, make_template):
     """§8.6: a match's own absence rules govern: an arranged table's snapshot has the option off,
     nobody is offered escape, and the action is refused."""
-    from apps.tables.arranged import arranged_open
+    from apps.tables.verbs.arranged import arranged_open
 
     template = make_template(escape_penalty=True)
     from apps.clubs.models import RuleTemplate
@@ -151,7 +153,7 @@ def test_old_luzhou_four_player_record_without_bottom_shown_replays_and_verifies
 
     from apps.engine.replay import replay
     from apps.tables.models import Hand
-    from apps.tables.verify import verify_hand
+    from apps.tables.storage.verify import verify_hand
     from tests.tables.tables_helpers import play_hand_via_services
 
     table, users = _luzhou4(club, players, make_user, bottom_shown=False)
@@ -164,7 +166,7 @@ def test_old_luzhou_four_player_record_without_bottom_shown_replays_and_verifies
     record = records.hand_record(hand)
     assert record["options"] == {"bottom_shown": False}
     replayed = replay(record)
-    from apps.tables.engine_io import jsonable
+    from apps.tables.storage.jsontext import jsonable
 
     assert jsonable(replayed.result) == hand.result
     assert verify_hand(hand) is None
@@ -173,7 +175,6 @@ def test_old_luzhou_four_player_record_without_bottom_shown_replays_and_verifies
 def test_luzhou_four_players_shows_the_last_stock_card_to_every_viewer(club, players, make_user):
     """§3.8 by default at a luzhou 4-player table: no reveal card, the bottom card in every view
     (the sitter's and a spectator's too)."""
-    from apps.tables import engine_io
 
     table, users = _luzhou4(club, players, make_user)
     _t, hand, eh = current(table.pk)
@@ -181,7 +182,7 @@ def test_luzhou_four_players_shows_the_last_stock_card_to_every_viewer(club, pla
     bottom = eh.view(None)["bottom_card"]
     assert bottom is not None
     for viewer in (0, 1, 2, 3, None):
-        assert engine_io.view_for(eh, viewer)["bottom_card"] == bottom
+        assert eh.view(viewer)["bottom_card"] == bottom
 
 
 def test_the_escape_penalty_is_offered_in_each_players_own_copy_only(make_template, players):
@@ -192,7 +193,7 @@ def test_the_escape_penalty_is_offered_in_each_players_own_copy_only(make_templa
     import json
 
     from apps.engine.settlement import escape_penalty
-    from apps.tables.presenters import encoded_states
+    from apps.tables.read.presenters import encoded_states
 
     table = _open_ready(make_template, players, escape_penalty=True)
     row, hand, eh = current(table.pk)
@@ -202,29 +203,29 @@ def test_the_escape_penalty_is_offered_in_each_players_own_copy_only(make_templa
     for seat in range(3):
         part = states[seat]["hand"]
         if window:  # §8.6: no escape while a claim window is open
-            assert {"type": "escape"} not in part["legal"] and "escape" not in part
+            assert {"type": "escape"} not in legal_of(part) and "escape" not in part
             continue
-        assert {"type": "escape"} in part["legal"]
+        assert {"type": "escape"} in legal_of(part)
         at_least = part["view"]["escape"]["at_least"]
         assert part["escape"] == {"at_least": at_least * row.base_score}
         assert at_least >= 8 and "pays" not in part["escape"]
         seen = sum(part["view"]["huxi"][str(s)] for s in range(3) if s != seat)  # nothing face down yet
         assert at_least == escape_penalty(seen) or any(
             g["cards"][0] is None for s in range(3) if s != seat for g in part["view"]["groups"][str(s)])
-    assert "escape" not in states[None]["hand"] and states[None]["hand"]["legal"] == []
+    assert "escape" not in states[None]["hand"] and legal_of(states[None]["hand"]) == []
 
 
 def test_no_escape_penalty_is_offered_where_the_option_is_off(make_template, players):
     import json
 
-    from apps.tables.presenters import encoded_states
+    from apps.tables.read.presenters import encoded_states
 
     plain = _open_ready(make_template, players)
     row, hand, eh = current(plain.pk)
     seats = list(row.seats.order_by("index"))
     for text in encoded_states(row, seats, hand, eh, [0, 1, 2]).values():
         part = json.loads(text)["hand"]
-        assert "escape" not in part and {"type": "escape"} not in part["legal"]
+        assert "escape" not in part and {"type": "escape"} not in legal_of(part)
 
 
 def test_an_escapes_result_is_shown_in_words_in_the_ledger(make_template, players, django_capture_on_commit_callbacks):
@@ -308,7 +309,7 @@ def test_a_two_player_table_with_chou_pai_tells_everyone_the_count_and_nobody_th
     import json
 
     from apps.clubs.models import RuleTemplate
-    from apps.tables.presenters import encoded_states
+    from apps.tables.read.presenters import encoded_states
 
     template = RuleTemplate.objects.create(club=club, name="二人抽牌", preset="luzhou", options={"remove_cards": 20},
                                            players=2, base_score=1, piao_choices=[], hands_per_session=1,

@@ -8,10 +8,10 @@ import random
 import pytest
 from tables_helpers import play_hand_via_services, ready_all
 
-from apps.tables import services
 from apps.tables.models import Hand, Seat, Table
-from apps.tables.presenters import table_state
-from apps.tables.summary import session_summary
+from apps.tables.read.presenters import table_state
+from apps.tables.read.summary import session_summary
+from apps.tables.verbs import services
 
 KEYS = {"index", "name", "total", "wins", "zimo", "dianpao", "best_huxi", "big_winner"}
 

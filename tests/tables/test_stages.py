@@ -12,6 +12,7 @@ from test_tables_consumer import connect, drain, in_hand, send, start_hand, wait
 
 from apps.tables import stages
 from apps.tables.management.commands.loadtest import _idle_detail, _kind, _stage_medians, _stages
+from apps.tables.read.presenters import legal_of
 
 SERVER_STAGES = ("queue", "lock", "work", "return", "publish", "transit", "deliver", "send")
 
@@ -22,8 +23,8 @@ async def _act_once(socks) -> tuple[int, dict]:
         state = [m for m in await drain(s) if in_hand(m)]
         msg = state[-1] if state else s.last
         hand = msg["state"]["hand"]
-        if hand and hand["legal"]:
-            await send(s, {"type": "act", "seq": msg["seq"], "action": random.Random(1).choice(hand["legal"])})
+        if legal_of(hand):
+            await send(s, {"type": "act", "seq": msg["seq"], "action": random.Random(1).choice(legal_of(hand))})
             echo = await wait_for(s, lambda m: m["type"] == "update" and any(
                 e["type"] == "action" and e.get("seat") == m["state"]["me"] for e in m["events"]))
             return i, echo
@@ -139,8 +140,8 @@ def test_load_tool_says_what_a_silent_socket_had_last():
     last = {"type": "update", "seq": 41, "state": {
         "stage": "playing", "me": 2,
         "seats": [{"ready": True, "online": True, "tuoguan": False, "name": "x"}] * 3,
-        "hand": {"status": "playing", "legal": [{"type": "pass"}, {"type": "hu"}],
-                 "view": {"phase": "claim", "to_act": [2]}}}}
+        "hand": {"status": "playing",
+                 "view": {"phase": "claim", "to_act": [2], "legal_actions": [{"type": "pass"}, {"type": "hu"}]}}}}
     got = _idle_detail(7, {"seq": 41, "pending": (1.0, {"type": "pass"}, 2.0), "acted": 41, "last": last})
     assert got == {"table": 7, "seq": 41, "pending": True, "acted": 41, "last_type": "update",
                    "stage": "playing", "me": 2, "hand_status": "playing", "phase": "claim", "to_act": [2],

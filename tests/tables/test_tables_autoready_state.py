@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import pytest
 
-from apps.tables import services, tasks
+from apps.tables import tasks
 from apps.tables.models import Hand, Table, TableEvent
+from apps.tables.verbs import services
 
 
 @pytest.mark.django_db

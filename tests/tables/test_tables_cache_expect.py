@@ -10,15 +10,17 @@ import pytest
 from django.db import connection, transaction
 from tables_helpers import current, ready_all
 
-from apps.tables import engine_io, hand_cache, play, rows
-from apps.tables.outbox import view_seq
+from apps.engine.bots import bot_choose
+from apps.tables.storage import hand_cache, rows
+from apps.tables.transaction.outbox import view_seq
+from apps.tables.verbs import play
 
 
 def _one_move_store_held_back(table_id: int, players, monkeypatch) -> list:
     """Play one move; its after-commit store is recorded, not run (a thread not yet scheduled)."""
     table, _, eh = current(table_id)
     seat = eh.to_act()[0]
-    action = engine_io.bot_choose(eh, seat, kind="random").to_wire()
+    action = bot_choose(eh, seat, kind="random").to_wire()
     held = []
     monkeypatch.setattr(hand_cache, "store", lambda *a, **kw: held.append((a, kw)))
     play.hand_act(user=players[seat], table_id=table_id, seq=view_seq(table, seat), action=action)
@@ -63,7 +65,7 @@ def test_the_next_transaction_waits_for_the_committed_store_instead_of_rebuildin
     assert got is not None
     table, hand, engine_hand, seats = got
     assert hand_cache.key_of(table) == rows.lock_key(full_table.pk)
-    assert engine_io.dump_hand(engine_hand) == engine_io.dump_hand(current(full_table.pk)[2])
+    assert engine_hand.to_json() == current(full_table.pk)[2].to_json()
     assert hand_cache.stats["waited"] == before["waited"] + 1
     assert hand_cache.stats["misses"] == before["misses"]
 

@@ -6,17 +6,21 @@ from __future__ import annotations
 import pytest
 from tables_helpers import cached, current, play_hand_via_services, ready_all
 
-from apps.tables import engine_io, hand_cache, play, transitions
-from apps.tables.context import TableError
+from apps.engine.bots import bot_choose
+from apps.engine.hand import Hand as EngineHand
 from apps.tables.models import Table
-from apps.tables.outbox import view_seq
-from apps.tables.selectors import table_snapshot
-from apps.tables.verify import verify_table_hands
+from apps.tables.storage import hand_cache
+from apps.tables.storage.verify import verify_table_hands
+from apps.tables.transaction import transitions
+from apps.tables.transaction.context import TableError
+from apps.tables.transaction.outbox import view_seq
+from apps.tables.transaction.snapshot import table_snapshot
+from apps.tables.verbs import play
 
 
 def _move(eh):
     seat = eh.to_act()[0]
-    return seat, engine_io.bot_choose(eh, seat, kind="random").to_wire()
+    return seat, bot_choose(eh, seat, kind="random").to_wire()
 
 
 def _play_one_move(table_id: int, players) -> None:
@@ -28,7 +32,7 @@ def _play_one_move(table_id: int, players) -> None:
 def _older_entry_copy(table_id: int):
     """This process's cache entry of the table, with its own copy of the engine hand."""
     key, table, hand, engine_hand, seats = hand_cache._entries[table_id]
-    return key, table, hand, engine_io.load_hand(engine_io.dump_hand(engine_hand)), seats
+    return key, table, hand, EngineHand.from_json(engine_hand.to_json()), seats
 
 
 @pytest.mark.django_db(transaction=True)

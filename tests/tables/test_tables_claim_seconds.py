@@ -12,10 +12,12 @@ from django.utils import timezone
 from tables_helpers import current, ready_all
 
 from apps.clubs.models import RuleTemplate
-from apps.tables import arranged, engine_io, play, services, session
+from apps.engine.bots import bot_choose
 from apps.tables.models import PIAO_SECONDS, Seat, Table
-from apps.tables.outbox import view_seq
-from apps.tables.presenters import table_state
+from apps.tables.read.presenters import table_state
+from apps.tables.transaction import session
+from apps.tables.transaction.outbox import view_seq
+from apps.tables.verbs import arranged, play, services
 
 
 def state_of(table_id: int, viewer=0) -> dict:
@@ -65,7 +67,7 @@ def test_claim_deadline_is_the_templates_claim_seconds(players, make_template, f
         if seen == {"turn", "claim"}:
             break
         seat = eh.to_act()[0]
-        action = engine_io.bot_choose(eh, seat, kind="greedy")
+        action = bot_choose(eh, seat, kind="greedy")
         play.hand_act(user=players[seat], table_id=table.pk, seq=view_seq(table, seat), action=action.to_wire())
     assert seen == {"turn", "claim"}
 

@@ -11,9 +11,11 @@ from datetime import timedelta
 import pytest
 from tables_helpers import current, ready_all
 
-from apps.tables import engine_io, outbox, play
+from apps.engine.bots import bot_choose
 from apps.tables.models import Seat
-from apps.tables.outbox import view_seq
+from apps.tables.transaction import outbox
+from apps.tables.transaction.outbox import view_seq
+from apps.tables.verbs import play
 
 
 @pytest.fixture
@@ -51,7 +53,7 @@ def test_s5_3_a_claim_time_out_is_told_to_the_claimant_only(full_table, players,
             assert {s.index: (s.timeouts, s.tuoguan) for s in Seat.objects.filter(table=table)} == counts
             continue
         seat = eh.to_act()[0]
-        action = engine_io.bot_choose(eh, seat, kind="random", rng=rng)
+        action = bot_choose(eh, seat, kind="random", rng=rng)
         with django_capture_on_commit_callbacks(execute=True):
             play.hand_act(user=players[seat], table_id=table.pk, seq=view_seq(table, seat), action=action.to_wire())
     assert windows, "the hand had claim windows"

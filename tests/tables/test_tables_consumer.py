@@ -10,9 +10,9 @@ from channels.testing import WebsocketCommunicator
 from django.test import override_settings
 from tables_helpers import current
 
-from apps.tables import engine_io
 from apps.tables.models import Table, TableEvent
-from apps.tables.outbox import view_seq
+from apps.tables.read.presenters import legal_of
+from apps.tables.transaction.outbox import view_seq
 from config.asgi import application
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
@@ -89,8 +89,8 @@ async def play_by_clients(socks, rng, max_rounds=3000, log=None) -> list[dict]:
             return last
         for i, m in enumerate(last):
             hand = m["state"]["hand"]
-            if hand and hand["legal"]:
-                action = rng.choice(hand["legal"])
+            if legal_of(hand):
+                action = rng.choice(legal_of(hand))
                 await send(socks[i], {"type": "act", "seq": m["seq"], "action": action})
                 reply = await wait_for(socks[i], lambda x: x["type"] in ("update", "error"))
                 if reply["type"] == "update":
@@ -126,7 +126,7 @@ async def test_refusals_change_nothing(full_table, players, make_user):
     other = (turn + 1) % 3
     before = await sync_to_async(lambda: (Table.objects.get(pk=full_table.pk).seq,
                                           TableEvent.objects.filter(table=full_table).count()))()
-    legal = engine_io.legal_wire(eh, turn)
+    legal = [a.to_wire() for a in eh.legal_actions(turn)]
     cases = [
         (socks[turn], "not json", "bad_json"),
         (socks[turn], {"type": "fly"}, "unknown_type"),
@@ -143,7 +143,7 @@ async def test_refusals_change_nothing(full_table, players, make_user):
         (socks[turn], {"type": "tuoguan", "on": "false"}, "bad_message"),
         (socks[turn], {"type": "tuoguan", "on": 1}, "bad_message"),
     ]
-    mine = set(engine_io.hand_card_names(eh, turn))
+    mine = set(eh.view(turn)["hands"][turn] or [])
     foreign = next(c for c in [f"s{i}" for i in range(1, 11)] + [f"b{i}" for i in range(1, 11)] if c not in mine)
     cases.append((socks[turn], {"type": "act", "seq": view_seq(table, turn), "action": {"type": "discard", "card": foreign}},
                   "not_your_card"))
@@ -175,7 +175,7 @@ async def test_reconnect_gets_exact_state(full_table, players):
     await start_hand(socks)
     table, hand, eh = await sync_to_async(current)(full_table.pk)
     turn = eh.to_act()[0]
-    await send(socks[turn], {"type": "act", "seq": view_seq(table, turn), "action": engine_io.legal_wire(eh, turn)[0]})
+    await send(socks[turn], {"type": "act", "seq": view_seq(table, turn), "action": [a.to_wire() for a in eh.legal_actions(turn)][0]})
     last = await wait_for(socks[1], lambda m: m["type"] == "update" and m["seq"] > view_seq(table, 1))
     last = (await latest_state(socks[1])) or last
     await socks[1].disconnect()
@@ -240,7 +240,7 @@ async def test_embedded_runner_delivers_time_outs_to_open_sockets(full_table, pl
 @MEMORY
 async def test_resyncs_are_rate_limited(full_table, players):
     """Issue 12, item 6: a socket asking for resync in a loop is refused after a burst, and stays open."""
-    from apps.tables import consumers
+    from apps.tables.live import consumers
 
     sock = await connect(players[0], full_table.pk)
     await drain(sock)  # the update marking the seat online
@@ -260,7 +260,8 @@ async def test_resyncs_are_rate_limited(full_table, players):
 async def test_a_lost_update_is_caught_up_by_the_watch(full_table, players, settings, monkeypatch):
     """Issue 12, item 2: an update dropped by the channel layer reaches the socket as a fresh state
     within two watch rounds, without the client asking."""
-    from apps.tables import outbox, services
+    from apps.tables.transaction import outbox
+    from apps.tables.verbs import services
 
     settings.TABLES_WATCH_SECONDS = 0.2
     sock = await connect(players[0], full_table.pk)

@@ -10,11 +10,13 @@ import random
 import pytest
 from tables_helpers import ready_all
 
-from apps.tables import engine_io, play, services
-from apps.tables.context import current_hand
+from apps.engine.bots import bot_choose
 from apps.tables.models import Table
-from apps.tables.outbox import view_seq
-from apps.tables.presenters import encoded_states, table_state
+from apps.tables.read.presenters import encoded_states, table_state
+from apps.tables.storage.jsontext import jsonable
+from apps.tables.transaction.context import current_hand
+from apps.tables.transaction.outbox import view_seq
+from apps.tables.verbs import play, services
 
 VIEWERS = [0, 1, 2, None]
 
@@ -26,7 +28,7 @@ def _check(table_id: int) -> str:
     encoded = encoded_states(table, seats, hand, engine_hand, VIEWERS)
     assert set(encoded) == set(VIEWERS)
     for viewer in VIEWERS:
-        expected = engine_io.jsonable(table_state(table, seats, hand, engine_hand, viewer))
+        expected = jsonable(table_state(table, seats, hand, engine_hand, viewer))
         assert json.loads(encoded[viewer]) == expected, f"viewer {viewer} at stage {table.stage}"
     return table.stage
 
@@ -51,7 +53,7 @@ def test_every_copy_is_its_viewers_state_through_a_session_with_piao(players, ma
         if hand is None or hand.status != "playing":
             break
         seat = eh.to_act()[0]
-        action = engine_io.bot_choose(eh, seat, kind="random", rng=rng)
+        action = bot_choose(eh, seat, kind="random", rng=rng)
         play.hand_act(user=players[seat], table_id=t.pk, seq=view_seq(t, seat), action=action.to_wire())
     stages.add(_check(table.pk))
     assert {"seating", "piao", "hand", "over"} <= stages

@@ -8,8 +8,8 @@ from django.db import IntegrityError, transaction
 from django.urls import reverse
 
 from apps.clubs import services as club_services
-from apps.tables import services
 from apps.tables.models import Table, TableEvent
+from apps.tables.verbs import services
 
 
 def test_table_snapshots_the_fee_and_later_template_edits_do_not_change_it(club, players, make_template):
@@ -70,7 +70,7 @@ def test_settlement_panel_state_shows_each_seats_fee_as_the_ledger_posts_it(
     from tables_helpers import open_and_play_hand
 
     from apps.ledgers.models import Entry
-    from apps.tables.selectors import table_snapshot
+    from apps.tables.transaction.snapshot import table_snapshot
 
     template = make_template(name="收费")
     club_services.template_update(template=template, by=players[0], fee=3, fee_payer=payer)

@@ -13,9 +13,11 @@ import random
 import pytest
 from tables_helpers import current, ready_all
 
-from apps.tables import engine_io, outbox, play
+from apps.engine.bots import bot_choose
 from apps.tables.models import Table
-from apps.tables.outbox import view_seq
+from apps.tables.transaction import outbox
+from apps.tables.transaction.outbox import view_seq
+from apps.tables.verbs import play
 
 
 @pytest.fixture
@@ -33,7 +35,7 @@ def _play(full_table, players, captured, rng, django_capture_on_commit_callbacks
         if hand.status != "playing":
             break
         seat = eh.to_act()[0]
-        action = engine_io.bot_choose(eh, seat, kind="random", rng=rng)
+        action = bot_choose(eh, seat, kind="random", rng=rng)
         before = len(captured)
         events_before = len(eh.events)
         with django_capture_on_commit_callbacks(execute=True):
@@ -109,13 +111,13 @@ def test_an_action_on_a_view_others_passed_on_is_still_current(
                 assert view_seq(table, second) == seen
                 with django_capture_on_commit_callbacks(execute=True):
                     play.hand_act(user=players[second], table_id=table.pk, seq=seen,
-                                  action=engine_io.bot_choose(eh, second, kind="random", rng=rng).to_wire())
+                                  action=bot_choose(eh, second, kind="random", rng=rng).to_wire())
                 return
             continue
         seat = to_act[0]
         with django_capture_on_commit_callbacks(execute=True):
             play.hand_act(user=players[seat], table_id=table.pk, seq=view_seq(table, seat),
-                          action=engine_io.bot_choose(eh, seat, kind="random", rng=rng).to_wire())
+                          action=bot_choose(eh, seat, kind="random", rng=rng).to_wire())
     pytest.skip("no window with two seats to act")
 
 
@@ -126,7 +128,7 @@ def test_a_claim_window_looks_the_same_whoever_holds_the_option(full_table, play
     from django.utils import timezone
 
     from apps.tables.models import Seat
-    from apps.tables.presenters import table_state
+    from apps.tables.read.presenters import table_state
 
     with django_capture_on_commit_callbacks(execute=True):
         ready_all(full_table.pk, players)

@@ -1,4 +1,4 @@
-"""One group membership per process and table (apps/tables/hub.py): every socket of the table here
+"""One group membership per process and table (apps/tables/live/hub.py): every socket of the table here
 gets each update, once, in order; a state read while updates arrive is never overtaken by them."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pytest
 from channels.layers import InMemoryChannelLayer, get_channel_layer
 from test_tables_consumer import connect, drain, send, wait_for
 
-from apps.tables import consumers, hub, watch
+from apps.tables.live import consumers, hub, watch
 from apps.tables.models import table_group
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]

@@ -1,5 +1,5 @@
 """Updates of one table reach every socket in the order their transactions committed, whatever
-order they were published in (apps/tables/hub.py, ``Sequencer``): two database threads, or two
+order they were published in (apps/tables/live/hub.py, ``Sequencer``): two database threads, or two
 processes, may publish a table's updates the other way round."""
 
 from __future__ import annotations
@@ -10,9 +10,11 @@ import pytest
 from asgiref.sync import sync_to_async
 from test_tables_consumer import connect, drain, wait_for
 
-from apps.tables import hub, services
-from apps.tables.hub import Sequencer
-from apps.tables.outbox import deferred_sends
+from apps.tables.live import hub
+from apps.tables.live.hub import Sequencer
+from apps.tables.transaction import outbox
+from apps.tables.transaction.outbox import deferred_sends
+from apps.tables.verbs import services
 
 
 def _two_committed_updates(table_id, users) -> list:
@@ -40,7 +42,7 @@ async def test_updates_published_out_of_order_reach_each_socket_in_order(full_ta
         base[s] = _last_seq(s, await drain(s))
     sends = await sync_to_async(_two_committed_updates)(full_table.pk, players)
     assert len(sends) == 2 and sends[0][1]["tseq"][1] == sends[1][1]["tseq"][0]
-    await hub.publish(list(reversed(sends)))  # the later one reaches the layer first
+    await outbox.publish(list(reversed(sends)))  # the later one reaches the layer first
     for s in socks:
         first = await wait_for(s, lambda m: m["type"] == "update")
         second = await wait_for(s, lambda m: m["type"] == "update")
@@ -60,7 +62,7 @@ async def test_a_lost_update_holds_the_later_ones_only_a_while(full_table, playe
     sock = await connect(players[2], full_table.pk)
     base = _last_seq(sock, await drain(sock))
     sends = await sync_to_async(_two_committed_updates)(full_table.pk, players)
-    await hub.publish(sends[1:])  # the first one is lost
+    await outbox.publish(sends[1:])  # the first one is lost
     assert await sock.receive_nothing(timeout=0.1)  # it waits for the earlier one ...
     late = await wait_for(sock, lambda m: m["type"] == "update", timeout=2)
     assert _ready_seats(late) == [1] and late["from_seq"] == base + 2  # ... then goes on

@@ -14,8 +14,8 @@ import pytest
 from apps.engine.bots import bot_choose
 from apps.engine.hand import Hand
 from apps.engine.rules import PRESETS
-from apps.tables import rows
-from apps.tables.jsontext import to_json, to_json_bytes
+from apps.tables.storage import rows
+from apps.tables.storage.jsontext import to_json, to_json_bytes
 
 
 def _stdlib(value) -> str:

@@ -14,9 +14,12 @@ import random
 import pytest
 from tables_helpers import current, ready_all
 
-from apps.tables import engine_io, outbox, play
+from apps.engine.bots import bot_choose
 from apps.tables.models import Hand, TableEvent
-from apps.tables.outbox import view_seq
+from apps.tables.storage.jsontext import jsonable
+from apps.tables.transaction import outbox
+from apps.tables.transaction.outbox import view_seq
+from apps.tables.verbs import play
 
 CARD_NAMES = [f"s{i}" for i in range(1, 11)] + [f"b{i}" for i in range(1, 11)]
 
@@ -55,7 +58,7 @@ def test_no_message_leaks_hidden_cards(full_table, players, captured, seed, djan
             break
         before = len(captured)
         seat = eh.to_act()[0]
-        action = engine_io.bot_choose(eh, seat, kind="random", rng=rng)
+        action = bot_choose(eh, seat, kind="random", rng=rng)
         with django_capture_on_commit_callbacks(execute=True):
             play.hand_act(user=players[seat], table_id=table.pk, seq=view_seq(table, seat), action=action.to_wire())
         _, hand_after, eh_after = current(full_table.pk)
@@ -66,7 +69,7 @@ def test_no_message_leaks_hidden_cards(full_table, players, captured, seed, djan
 
 
 def check_message(message: dict, hand: Hand, eh) -> None:
-    seed_hex = engine_io.hand_seed_hex(eh)
+    seed_hex = bytes(eh.seed).hex()
     finished = hand.status != "playing"
     for key, text in message["views"].items():
         viewer = None if key == outbox.SPECTATOR else int(key)
@@ -80,7 +83,7 @@ def check_message(message: dict, hand: Hand, eh) -> None:
             for seat, cards in state_view["hands"].items():
                 if viewer is None or int(seat) != viewer:
                     assert cards is None, f"hand of seat {seat} leaked to {key}"
-            audit = engine_io.jsonable(eh.view("audit"))  # string seat keys, as on the wire
+            audit = jsonable(eh.view("audit"))  # string seat keys, as on the wire
             for seat, groups in state_view["groups"].items():
                 for shown, real in zip(groups, audit["groups"][seat], strict=True):
                     if real["kind"] == "wei" and eh.rs.wei_shown == "none" and (viewer is None or int(seat) != viewer):

@@ -1,5 +1,5 @@
 """Issue 12: no seat is left online without a socket. A process killed with SIGKILL never runs its
-sockets' disconnect; their seats are put offline by the presence sweep (apps/tables/presence.py),
+sockets' disconnect; their seats are put offline by the presence sweep (apps/tables/verbs/presence.py),
 while seats whose sockets live elsewhere are kept online by their process's touch (watch.py)."""
 
 from __future__ import annotations
@@ -11,8 +11,9 @@ from asgiref.sync import sync_to_async
 from django.utils import timezone
 from test_tables_consumer import MEMORY, connect, drain, wait_for
 
-from apps.tables import presence, services, tasks
+from apps.tables import tasks
 from apps.tables.models import Seat, Table, TableEvent
+from apps.tables.verbs import presence, services
 
 
 def _seat(table, index) -> Seat:
@@ -106,7 +107,7 @@ async def test_a_consumer_that_crashes_leaves_the_watch(full_table, players, mon
     watch, kept its seat "seen" and put it back online after its socket had closed."""
     from channels.testing import WebsocketCommunicator
 
-    from apps.tables import watch
+    from apps.tables.live import watch
     from config.asgi import application
 
     def down(**kwargs):
@@ -145,7 +146,7 @@ async def test_the_watch_never_holds_a_thread_of_the_moves(full_table, players, 
     writers the watch has a thread of its own; SQLite (one writer) has one thread for everything."""
     import threading
 
-    from apps.tables import consumers, watch
+    from apps.tables.live import consumers, watch
 
     ran_in = []
     monkeypatch.setattr(presence, "seen", lambda **kw: ran_in.append(threading.current_thread().name) or 0)
@@ -186,7 +187,7 @@ def test_a_session_that_ends_takes_its_seats_offline(players, make_template, clu
     'no seat online without a socket')."""
     from tables_helpers import play_hand_via_services, ready_all
 
-    from apps.tables import dissolve
+    from apps.tables.verbs import dissolve
 
     table = services.table_open(user=players[0], template=make_template(hands=1))
     for user in players[1:]:

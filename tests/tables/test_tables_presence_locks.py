@@ -14,8 +14,8 @@ import pytest
 from django.db import connection, connections, transaction
 from django.db.models import F
 
-from apps.tables import presence
 from apps.tables.models import Seat, Table
+from apps.tables.verbs import presence
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),

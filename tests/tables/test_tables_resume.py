@@ -10,9 +10,14 @@ from django.db import connections
 from django.utils import timezone
 from tables_helpers import current, play_hand_via_services, ready_all
 
-from apps.tables import engine_io, hand_cache, play, selectors, tasks
+from apps.engine.bots import bot_choose
+from apps.tables import tasks
 from apps.tables.models import Seat, Table, TableEvent
-from apps.tables.outbox import view_seq
+from apps.tables.storage import hand_cache
+from apps.tables.storage.jsontext import jsonable
+from apps.tables.transaction import snapshot
+from apps.tables.transaction.outbox import view_seq
+from apps.tables.verbs import play
 
 
 @pytest.mark.django_db(transaction=True)
@@ -23,21 +28,21 @@ def test_rebuild_from_rows_only_and_continue(full_table, players):
         table, hand, eh = current(full_table.pk)
         seat = eh.to_act()[0]
         play.hand_act(user=players[seat], table_id=table.pk, seq=view_seq(table, seat),
-                      action=engine_io.bot_choose(eh, seat, rng=rng).to_wire())
-    before = [selectors.table_snapshot(table_id=full_table.pk, viewer=v) for v in (0, 1, 2, None)]
+                      action=bot_choose(eh, seat, rng=rng).to_wire())
+    before = [snapshot.table_snapshot(table_id=full_table.pk, viewer=v) for v in (0, 1, 2, None)]
     connections.close_all()  # "kill -9": nothing survives but the rows
-    after = [selectors.table_snapshot(table_id=full_table.pk, viewer=v) for v in (0, 1, 2, None)]
+    after = [snapshot.table_snapshot(table_id=full_table.pk, viewer=v) for v in (0, 1, 2, None)]
     assert before == after
     table, hand, eh = current(full_table.pk)
     engine_events = [e.payload for e in TableEvent.objects.filter(hand=hand, type="engine").order_by("seq")]
-    assert engine_events == [engine_io.jsonable(e.to_wire()) for e in eh.events]
+    assert engine_events == [jsonable(e.to_wire()) for e in eh.events]
     finished = play_hand_via_services(full_table.pk, players)
     assert finished.status == "finished"
 
 
 @pytest.mark.django_db
 def test_interrupted_bot_turn_is_resumed_by_the_deadline_runner(players, template):
-    from apps.tables import services
+    from apps.tables.verbs import services
 
     table = services.table_open(user=players[0], template=template, practice=True)
     services.seat_ready(user=players[0], table_id=table.pk)
@@ -81,8 +86,8 @@ def test_time_outs_apply_default_and_two_put_the_seat_on_tuoguan(full_table, pla
 
 @pytest.mark.django_db
 def test_dissolve_vote_and_refusal(full_table, players):
-    from apps.tables.context import TableError
-    from apps.tables.dissolve import dissolve_vote
+    from apps.tables.transaction.context import TableError
+    from apps.tables.verbs.dissolve import dissolve_vote
 
     ready_all(full_table.pk, players)
     dissolve_vote(user=players[1], table_id=full_table.pk, vote=True)

@@ -18,10 +18,12 @@ import pytest
 from django.db import connection, transaction
 from tables_helpers import current, ready_all
 
-from apps.tables import engine_io, play, rows
+from apps.engine.bots import bot_choose
 from apps.tables.models import Hand, HandStatus, Seat, Table, TableEvent
-from apps.tables.outbox import view_seq
-from apps.tables.verify import verify_table_hands
+from apps.tables.storage import rows
+from apps.tables.storage.verify import verify_table_hands
+from apps.tables.transaction.outbox import view_seq
+from apps.tables.verbs import play
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -128,7 +130,7 @@ def test_a_hand_end_writes_its_events_seats_and_table_in_one_statement(full_tabl
         table, hand, eh = current(full_table.pk)
         assert hand.status == HandStatus.PLAYING
         seat = eh.to_act()[0]
-        action = engine_io.bot_choose(eh, seat, kind="greedy", rng=rng)
+        action = bot_choose(eh, seat, kind="greedy", rng=rng)
         statements.clear()
         play.hand_act(user=players[seat], table_id=table.pk, seq=view_seq(table, seat), action=action.to_wire())
         if Hand.objects.get(pk=hand.pk).status != HandStatus.PLAYING:

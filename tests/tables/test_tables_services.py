@@ -7,11 +7,11 @@ import hashlib
 import pytest
 from tables_helpers import current, play_hand_via_services, ready_all
 
-from apps.tables import services
-from apps.tables.chain import verify_chain
-from apps.tables.context import TableError
+from apps.engine.chain import verify_chain
 from apps.tables.models import Table, TableEvent
 from apps.tables.signals import hand_finished
+from apps.tables.transaction.context import TableError
+from apps.tables.verbs import services
 
 
 @pytest.mark.django_db
@@ -83,7 +83,7 @@ def test_practice_table_bots_play_to_the_human(players, template):
 
 @pytest.mark.django_db
 def test_finished_hands_verify_by_replay(full_table, players):
-    from apps.tables.verify import verify_table_hands
+    from apps.tables.storage.verify import verify_table_hands
 
     ready_all(full_table.pk, players)
     play_hand_via_services(full_table.pk, players)

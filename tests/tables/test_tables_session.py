@@ -10,13 +10,18 @@ import pytest
 from django.utils import timezone
 from tables_helpers import cached, current, play_hand_via_services, ready_all
 
+from apps.engine.bots import bot_choose
 from apps.engine.dealer import next_dealer
-from apps.tables import dissolve, engine_io, hand_cache, play, services, unit
-from apps.tables.context import TableError
+from apps.engine.rules import RuleSet
 from apps.tables.models import Hand, Seat, Table, TableEvent
-from apps.tables.outbox import view_seq
-from apps.tables.presenters import table_state
-from apps.tables.selectors import access_for, table_snapshot
+from apps.tables.read.presenters import legal_of, table_state
+from apps.tables.read.selectors import access_for
+from apps.tables.storage import hand_cache
+from apps.tables.transaction import unit
+from apps.tables.transaction.context import TableError
+from apps.tables.transaction.outbox import view_seq
+from apps.tables.transaction.snapshot import table_snapshot
+from apps.tables.verbs import dissolve, play, services
 
 
 def later(table, seconds=1):
@@ -99,10 +104,10 @@ def test_admin_spectator_sees_no_hidden_card(full_table, players, club):
     snap = table_snapshot(table_id=table.pk, viewer=access.seat)
     text = json.dumps(snap)
     _, hand, eh = current(table.pk)
-    assert engine_io.hand_seed_hex(eh) not in text
+    assert bytes(eh.seed).hex() not in text
     view = snap["state"]["hand"]["view"]
     assert all(cards is None for cards in view["hands"].values())
-    assert not view["legal_actions"] and not snap["state"]["hand"]["legal"] and "chou" not in view
+    assert not view["legal_actions"] and not legal_of(snap["state"]["hand"]) and "chou" not in view
     assert "stock_cards" not in view
 
 
@@ -111,7 +116,7 @@ def test_two_hands_move_the_dealer_and_the_session_summary(full_table, players):
     ready_all(full_table.pk, players)
     hand1 = play_hand_via_services(full_table.pk, players)
     table = Table.objects.get(pk=full_table.pk)
-    rules = engine_io.ruleset_of(table.ruleset)
+    rules = RuleSet.from_json(table.ruleset)
     expected = next_dealer(rules, hand1.dealer, hand1.result["winner"], 0)
     assert (table.dealer, table.consecutive_draws) == expected
     assert table.stage == "settle" and table.status == "playing"
@@ -150,7 +155,7 @@ def test_bots_wait_a_short_paced_deadline(players, template, settings):
         to_act = eh.to_act()
         if 0 in to_act:  # the human: act at once, the bots must then wait their delay
             play.hand_act(user=players[0], table_id=table.pk, seq=view_seq(table, 0),
-                          action=engine_io.bot_choose(eh, 0, kind="random").to_wire())
+                          action=bot_choose(eh, 0, kind="random").to_wire())
             table, hand, eh = current(table.pk)
             if hand.status != "playing" or 0 in eh.to_act():
                 continue
@@ -181,7 +186,7 @@ def test_hand_cache_matches_the_rows_and_rebuilds_on_mismatch(full_table, player
         assert entry[1].to_json() == eh.to_json()
         seat = eh.to_act()[0]
         play.hand_act(user=players[seat], table_id=table.pk, seq=view_seq(table, seat),
-                      action=engine_io.bot_choose(eh, seat, kind="random").to_wire())
+                      action=bot_choose(eh, seat, kind="random").to_wire())
     assert hand_cache.stats["hits"] > hits
     # Another process moved the table: our entry is for an older seq and must not be used.
     table, hand, eh = current(full_table.pk)
@@ -193,7 +198,7 @@ def test_hand_cache_matches_the_rows_and_rebuilds_on_mismatch(full_table, player
     assert cached(Table.objects.get(pk=table.pk)) is None
     seat = eh.to_act()[0]
     play.hand_act(user=players[seat], table_id=table.pk, seq=view_seq(table, seat),
-                  action=engine_io.bot_choose(eh, seat, kind="random").to_wire())
+                  action=bot_choose(eh, seat, kind="random").to_wire())
     table, hand, eh = current(full_table.pk)
     assert cached(table)[1].to_json() == eh.to_json()
     # A refused action changes nothing, in the rows and in the cache.
@@ -227,7 +232,7 @@ def test_who_may_watch_a_table(full_table, players, club, make_user):
 def test_viewer_snapshot_decides_access_in_the_same_read(full_table, players, club, make_user):
     """Issue 12, item 3: a plain member gets a waiting table's state, and nothing once it has started."""
     from apps.clubs.models import Membership
-    from apps.tables.selectors import viewer_snapshot
+    from apps.tables.transaction.snapshot import viewer_snapshot
 
     member = make_user(username="member8")
     Membership.objects.create(club=club, user=member, role="member")

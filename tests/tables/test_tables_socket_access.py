@@ -1,4 +1,4 @@
-"""Issue #41: nobody can stall a table, or lose a tap (apps/tables/consumers.py, limits.py).
+"""Issue #41: nobody can stall a table, or lose a tap (apps/tables/live/consumers.py, limits.py).
 
 - Access is decided before a socket costs anything: an anonymous one costs no query, a refused
   one a single SELECT, and neither takes a row lock or joins a group; each is accepted and then
@@ -25,9 +25,11 @@ from django.db import OperationalError
 from tables_helpers import current
 from test_tables_consumer import MEMORY, connect, drain, send, start_hand, wait_for
 
-from apps.tables import consumers, hub, limits, rows, services
+from apps.tables.live import consumers, hub, limits
 from apps.tables.models import Seat, Table, TableEvent
-from apps.tables.outbox import view_seq
+from apps.tables.storage import rows
+from apps.tables.transaction.outbox import view_seq
+from apps.tables.verbs import services
 from config.asgi import application
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
@@ -176,7 +178,7 @@ async def test_a_database_down_at_connect_closes_4503_with_one_log_line(full_tab
 
 
 async def test_a_database_down_during_a_move_closes_4503(full_table, players, monkeypatch, caplog):
-    from apps.tables import play
+    from apps.tables.verbs import play
 
     sock = await connect(players[0], full_table.pk)
     await drain(sock)
@@ -393,7 +395,7 @@ async def test_an_ack_whose_update_was_lost_comes_after_a_fresh_state(full_table
     async def lost(sends, **kwargs):  # the channel layer drops the update
         return None
 
-    monkeypatch.setattr(hub, "publish", lost)
+    monkeypatch.setattr(consumers, "publish", lost)
     await send(sock, {"type": "ready", "id": 7})
     state = await wait_for(sock, lambda m: m["type"] in ("state", "ack", "update"))
     ack = await wait_for(sock, lambda m: m["type"] == "ack")
@@ -428,7 +430,7 @@ async def test_a_move_resent_after_a_reconnect_is_acknowledged_as_a_duplicate(fu
 
 
 async def test_a_socket_that_leaves_takes_the_group_membership_with_it(full_table, players, monkeypatch):
-    from apps.tables import watch
+    from apps.tables.live import watch
 
     monkeypatch.setattr(watch, "interval", lambda: 3600.0)  # (not the watch's round: the hub itself)
     monkeypatch.setattr(hub, "LINGER_SECONDS", 0.1)

@@ -23,7 +23,7 @@ from django.contrib.sessions.backends.db import SessionStore
 from django.test import override_settings
 from test_tables_consumer import connect, drain, send, wait_for
 
-from apps.tables import consumers, hub
+from apps.tables.live import consumers, hub
 from config.asgi import application
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]

@@ -8,8 +8,8 @@ import pytest
 from asgiref.sync import sync_to_async
 from test_tables_consumer import MEMORY, connect, drain, send, start_hand, wait_for
 
-from apps.tables import services
 from apps.tables.models import Seat, Table, TableEvent
+from apps.tables.verbs import services
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 

@@ -16,11 +16,11 @@ import random
 
 import pytest
 
-from apps.tables import engine_io
-from apps.tables.jsontext import to_json
 from apps.tables.models import Hand, HandStatus, Seat, Stage, Table, TableStatus
-from apps.tables.outbox import SPECTATOR, Outbox, viewer_key
-from apps.tables.presenters import discard_turn, encoded_states, table_state
+from apps.tables.read.presenters import encoded_states, legal_of, table_state, turn_of
+from apps.tables.storage.jsontext import to_json
+from apps.tables.transaction.outbox import SPECTATOR, Outbox, viewer_key
+from apps.tables.transaction.session import discard_seat
 from tests.engine.two_worlds import CONFIGS, other_world, resting_states, ruleset
 
 BASE = 3  # a base score above 1: the bound is the view's times the table's base
@@ -65,14 +65,15 @@ def test_two_worlds_give_each_viewer_byte_identical_state_and_update(club, playe
             state = json.loads(texts[viewer])
             part = state["hand"]
             # the public turn, from the view, is the seat that must discard - for every viewer
-            assert part["turn"] == discard_turn(part["view"]) == engine_io.discard_seat(eh)
-            assert part["legal"] == (part["view"]["legal_actions"] if viewer is not None else [])
+            assert turn_of(part) == discard_seat(eh)
+            assert "turn" not in part and "legal" not in part  # each fact once: the view's
+            assert legal_of(part) == (part["view"]["legal_actions"] if viewer is not None else [])
             if "escape" in part:
                 bounds += 1
                 assert part["escape"] == {"at_least": part["view"]["escape"]["at_least"] * BASE}
-                assert {"type": "escape"} in part["legal"] and viewer is not None
+                assert {"type": "escape"} in legal_of(part) and viewer is not None
             else:
-                assert {"type": "escape"} not in part["legal"]
+                assert {"type": "escape"} not in legal_of(part)
             other = other_world(eh, viewer, rng)
             if other is None:
                 continue

@@ -12,9 +12,9 @@ from django.utils.translation import gettext as _
 from apps.clubs import access
 from apps.clubs.models import AuditAction, Membership
 from apps.clubs.services import audit_log
-from apps.tables import arranged
-from apps.tables.context import TableError
 from apps.tables.models import TableStatus
+from apps.tables.transaction.context import TableError
+from apps.tables.verbs import arranged
 
 from ..models import Entrant, Match, MatchRound, MatchState, MatchTable, NeverTogether
 from .base import lock
@@ -54,7 +54,7 @@ def resume(*, match: Match, by) -> Match:
 
 
 def _release(table_ids: list[int]) -> None:
-    from apps.tables.unit import autoplay
+    from apps.tables.transaction.unit import autoplay
 
     for table_id in table_ids:
         try:

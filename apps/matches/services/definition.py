@@ -13,8 +13,8 @@ from django.utils.translation import gettext as _
 from apps.clubs import access
 from apps.clubs.models import AuditAction, RuleTemplate
 from apps.clubs.services import audit_log
-from apps.tables import arranged
 from apps.tables.models import OPEN_TABLE_STATUSES
+from apps.tables.verbs import arranged
 
 from .. import formats
 from ..models import IN_MATCH, Entrant, EntrantStatus, Format, Match, MatchState, MatchTable

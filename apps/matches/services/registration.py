@@ -10,7 +10,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from apps.clubs import access
-from apps.tables.context import TableError
+from apps.tables.transaction.context import TableError
 
 from ..models import BEFORE_START, HOLDING_PLACE, IN_MATCH, Entrant, EntrantStatus, Match, MatchState
 from . import clock, escrow
@@ -124,7 +124,7 @@ def withdraw(*, match: Match, user, now=None) -> Entrant:
 
 
 def _tuoguan_quietly(*, user, table_id: int) -> None:
-    from apps.tables.services import seat_set_tuoguan
+    from apps.tables.verbs.services import seat_set_tuoguan
 
     try:
         seat_set_tuoguan(user=user, table_id=table_id, on=True)

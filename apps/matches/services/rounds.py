@@ -24,10 +24,10 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from apps.clubs.models import Membership
-from apps.tables import arranged
-from apps.tables import selectors as table_selectors
-from apps.tables.context import TableError
 from apps.tables.models import ENDED_TABLE_STATUSES, OPEN_TABLE_STATUSES
+from apps.tables.read import selectors as table_selectors
+from apps.tables.transaction.context import TableError
+from apps.tables.verbs import arranged
 
 from .. import formats, selectors, standings
 from ..models import (
@@ -158,7 +158,7 @@ def _open_round(match: Match, *, number: int, plan: formats.NextRound, entrants:
 def play_tables(table_ids: list[int]) -> None:
     """Let 托管 seats of these tables play what is due now (``unit.autoplay``: a no-op when bots
     are paced, then the deadline beat plays them)."""
-    from apps.tables.unit import autoplay
+    from apps.tables.transaction.unit import autoplay
 
     for table_id in table_ids:
         try:

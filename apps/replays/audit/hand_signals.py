@@ -38,7 +38,7 @@ class HandSignals:
 
 
 def card_signals(record: dict) -> HandSignals:
-    """Re-run a hand record (``apps.tables.records.hand_record``) and collect the card signals.
+    """Re-run a hand record (``apps.tables.storage.records.hand_record``) and collect the card signals.
 
     A record the engine cannot re-run (tampered, or malformed) gives empty signals with
     ``replayed=False``: the caller still counts the hand, without card signals.

@@ -20,9 +20,9 @@ from apps.clubs import access
 from apps.clubs import services as club_services
 from apps.clubs.models import Membership
 from apps.ledgers.services import adjustment_create
-from apps.tables.eventlog import TableLog, hand_events
 from apps.tables.models import Hand
-from apps.tables.records import hand_record
+from apps.tables.storage.eventlog import TableLog, hand_events
+from apps.tables.storage.records import hand_record
 
 from .hand_signals import card_signals, flows
 from .models import (

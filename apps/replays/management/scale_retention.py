@@ -21,8 +21,8 @@ from django.test import Client
 
 from apps.replays import retention
 from apps.replays.verification import checklist, session_checklists
-from apps.tables.eventlog import hand_rows_exist, rows_exist
 from apps.tables.models import Hand, Table, TableArchive
+from apps.tables.storage.eventlog import hand_rows_exist, rows_exist
 
 LOG_TABLES = ("tables_tableevent", "tables_tablearchive")
 SAMPLE_NUMBER = 10  # the hand of a sample table that is measured (tables have 20)

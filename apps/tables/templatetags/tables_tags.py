@@ -7,9 +7,8 @@ from django import template
 from apps.clubs.access import is_manager
 from apps.clubs.models import RuleTemplate
 from apps.clubs.selectors import membership_for
-
-from ..models import BotLevel
-from ..selectors import club_tables as select_club_tables
+from apps.tables.models import BotLevel
+from apps.tables.read.selectors import club_tables as select_club_tables
 
 register = template.Library()
 

@@ -40,7 +40,7 @@ function viewAt(k) {
 
 /** The table page's state shape for frame k, seen from the chosen bottom seat. */
 function stateAt(k) {
-  const view = viewAt(k);
+  const view = { ...viewAt(k), legal_actions: [] };  // a replay offers no action (the turn is the view's)
   const end = k === last;
   const over = end && (data.hand.status === "finished" || data.hand.status === "dissolved");
   return {
@@ -55,9 +55,8 @@ function stateAt(k) {
     seats: seatsFor(end),
     summary: null,
     hand: {
-      number: data.hand.number, dealer: data.hand.dealer, view, legal: [],
+      number: data.hand.number, dealer: data.hand.dealer, view,
       status: over ? data.hand.status : "playing",
-      turn: view.phase === "discard" ? view.turn : null,
       seed: data.hand.seed, seed_hash: data.hand.seed_hash,
       result: data.hand.result, totals: data.hand.totals, fees: data.hand.fees,
     },

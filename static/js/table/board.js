@@ -102,17 +102,31 @@ function seatBadges(seat, state, t) {
   return box;
 }
 
+/** The hand is being played (its view is not finished): only then does the view's legal list or turn count. */
+const playing = (hand) => Boolean(hand && hand.status === "playing" && hand.view && !hand.view.finished);
+
+/** The viewer's legal actions: the engine view's list, the one copy the update carries. */
+export function legalActions(hand) {
+  return (playing(hand) && hand.view.legal_actions) || [];
+}
+
+/** The seat that must discard now (public: the view's phase and turn), or null. */
+export function discardTurn(hand) {
+  return playing(hand) && hand.view.phase === "discard" ? hand.view.turn : null;
+}
+
 /** The legal actions that answer what the hand waits for: all but 逃跑 (RULES.md §8.6: legal for
  * every active seat at any moment, it never makes a seat one the hand waits for). */
 export function decisions(hand) {
-  return ((hand && hand.legal) || []).filter((a) => a.type !== "escape");
+  return legalActions(hand).filter((a) => a.type !== "escape");
 }
 
 /** The seat that is to act, if the public state names one (the discarder). */
 function activeSeat(state) {
   const hand = state.hand;
   if (!hand || hand.status !== "playing") return null;
-  if (hand.turn !== null && hand.turn !== undefined) return hand.turn;
+  const turn = discardTurn(hand);
+  if (turn !== null && turn !== undefined) return turn;
   if (seated(state) && decisions(hand).length) return state.me;
   return null;
 }
@@ -211,8 +225,9 @@ export function renderCenter(root, state, t) {
     mid.append(shown);
     root.append(mid);
     let banner = "";
-    if (hand.turn === state.me && seated(state)) banner = t.yourTurn;
-    else if (hand.turn !== null && hand.turn !== undefined) banner = fmt(t.turnOf, { name: state.seats[hand.turn].name });
+    const turn = discardTurn(hand);
+    if (turn === state.me && seated(state)) banner = t.yourTurn;
+    else if (turn !== null && turn !== undefined) banner = fmt(t.turnOf, { name: state.seats[turn].name });
     else banner = decisions(hand).length ? t.yourChoice : t.claimsOpen;
     const b = h("div", "banner");
     b.append(h("span", "banner-text", banner), ring());
@@ -275,7 +290,7 @@ export function renderMine(root, state, t, ui) {
     return;
   }
   const cards = view.hands[state.me] || [];
-  const discardable = new Set((state.hand.legal || []).filter((a) => a.type === "discard").map((a) => a.card));
+  const discardable = new Set(legalActions(state.hand).filter((a) => a.type === "discard").map((a) => a.card));
   // The live table (ui.bindCard) keeps the player's own arrangement; the replay viewer shows the suggestion.
   const live = typeof ui.bindCard === "function";
   const columns = arrangeHand(cards, live ? loadArrangement(state) : null);

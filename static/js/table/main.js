@@ -2,7 +2,7 @@
 import { askConfirm } from "../common/dialog.js";
 import { $, jsonScript } from "../common/dom.js";
 import { fmt } from "../common/text.js";
-import { renderCenter, renderMine, renderOpponents, saveArrangement, updateRing } from "./board.js";
+import { legalActions, renderCenter, renderMine, renderOpponents, saveArrangement, updateRing } from "./board.js";
 import { moveCard } from "./cards.js";
 import { renderActions, renderChiChooser, renderDissolve, renderOver, renderPiao, renderSettlement, renderWaiting } from "./panels.js";
 import { TableSocket } from "./socket.js";
@@ -55,7 +55,7 @@ function postJson(url) {
 
 function onCard(name, key) {
   // First tap selects, a second tap on the same card discards (when a discard is legal).
-  const legal = (state.hand && state.hand.legal) || [];
+  const legal = legalActions(state.hand);
   const canDiscard = legal.some((a) => a.type === "discard" && a.card === name);
   if (ui.selected === key && canDiscard) api.act({ type: "discard", card: name }, key);
   else { ui.selected = ui.selected === key ? null : key; render(); }
@@ -182,7 +182,7 @@ function renderEscape(btn, st) {
 }
 
 const escapeOffered = (st) => Boolean(st && st.hand && st.hand.status === "playing" && st.hand.escape
-  && (st.hand.legal || []).some((a) => a.type === "escape"));
+  && legalActions(st.hand).some((a) => a.type === "escape"));
 let escapeAsked = null;  // {seq}: the view a confirmed escape was sent from, until a newer one shows
 let escapeDialog = false;  // the confirmation is open
 
@@ -253,7 +253,7 @@ const handNo = (st) => (st && st.hand ? st.hand.number : null);
 const canon = (v) => JSON.stringify(v, (_k, x) => (x && typeof x === "object" && !Array.isArray(x)
   ? Object.fromEntries(Object.keys(x).sort().map((k) => [k, x[k]])) : x));
 const isLegal = (st, action) => Boolean(st && st.hand && st.hand.status === "playing"
-  && (st.hand.legal || []).some((a) => canon(a) === canon(action)));
+  && legalActions(st.hand).some((a) => canon(a) === canon(action)));
 /** The view without what a reconnect changes by itself (the seats' online flags): equal means the
  * table did not move on between the tap and the fresh state. */
 const playView = (st) => canon({ ...st, seats: (st.seats || []).map((x) => ({ ...x, online: null })) });
@@ -420,7 +420,7 @@ document.addEventListener("pointerdown", () => {
   } catch { /* no audio */ }
 }, { passive: true });
 function cue(prev, next) {
-  const legal = (s) => (s && s.hand && s.hand.status === "playing" && s.hand.legal) || [];
+  const legal = (s) => legalActions(s && s.hand);
   const kinds = (s) => new Set(legal(s).map((a) => a.type));
   const was = kinds(prev);
   const now = kinds(next);
@@ -444,7 +444,7 @@ showMute();
 socket = new TableSocket(cfg.wsPath, {
   onState(next) {
     nameBots(next);
-    const legalChanged = !state || JSON.stringify(state.hand && state.hand.legal) !== JSON.stringify(next.hand && next.hand.legal);
+    const legalChanged = !state || JSON.stringify(legalActions(state.hand)) !== JSON.stringify(legalActions(next.hand));
     if (legalChanged) { ui.selected = null; ui.chi = null; }
     cue(state, next);
     state = next;

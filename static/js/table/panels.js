@@ -2,7 +2,7 @@
 import { h } from "../common/dom.js";
 import { fmt } from "../common/text.js";
 import { cardEl } from "./cards.js";
-import { secondsLeft } from "./board.js";
+import { legalActions, secondsLeft } from "./board.js";
 
 function button(text, cls, onClick) {
   const b = h("button", `btn ${cls}`, text);
@@ -14,7 +14,7 @@ function button(text, cls, onClick) {
 /** Buttons for exactly the legal claim actions (discards are taps on the hand). */
 export function renderActions(root, state, t, api) {
   root.replaceChildren();
-  const legal = (state.hand && state.hand.status === "playing" && state.hand.legal) || [];
+  const legal = legalActions(state.hand);
   const chis = legal.filter((a) => a.type === "chi");
   const order = ["hu", "peng", "chi", "pass"];
   for (const type of order) {

@@ -11,12 +11,13 @@ from datetime import timedelta
 
 from django.utils import timezone
 
+from apps.engine import settle
 from apps.engine.bots import bot_choose
+from apps.engine.chain import GENESIS_HASH, link_hash, seed_commitment
 from apps.engine.hand import Hand as EngineHand
 from apps.engine.rules import resolve_ruleset
-from apps.tables import engine_io
-from apps.tables.chain import GENESIS_HASH, link_hash, seed_commitment
 from apps.tables.models import Hand, Seat, Table, TableEvent
+from apps.tables.storage.jsontext import jsonable
 from tests.tables.tables_helpers import play_hand_via_services
 
 RULES = resolve_ruleset("full", {}, players=3)
@@ -78,10 +79,10 @@ class TableWriter:
             action = policies[seat](eh, seat, rng)
             rows.append(self._event("action", {"seat": seat, "action": action.to_wire()}, hand, started))
             rows += [self._event("engine", e.to_wire(), hand, started) for e in eh.apply(seat, action)]
-        totals = engine_io.jsonable(engine_io.settle(eh, base=1, piao={}))
+        totals = jsonable(settle(eh, base=1, piao={}))
         self.clock = started + timedelta(minutes=3)
         hand.status, hand.seed, hand.finished_at = "finished", seed.hex(), self.clock
-        hand.result, hand.totals, hand.state = engine_io.jsonable(eh.result), totals, eh.to_json()
+        hand.result, hand.totals, hand.state = jsonable(eh.result), totals, eh.to_json()
         rows.append(self._event("hand.end", {"number": self.number, "totals": totals}, hand, self.clock))
         TableEvent.objects.bulk_create(rows)
         hand.save()
@@ -141,7 +142,7 @@ def play_real_hand(club, users, seed: int = 1) -> Hand:
     """Open a table through the live services (users[0] opens it, the others join), ready, and play
     its first hand to the end through ``play.hand_act``; returns the hand row."""
     from apps.clubs import services as club_services
-    from apps.tables import services
+    from apps.tables.verbs import services
 
     template = club_services.template_create(
         club=club, by=club.owner, name=f"audit-{seed}", preset="full", options={}, players=3, base_score=1,

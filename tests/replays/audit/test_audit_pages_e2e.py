@@ -137,8 +137,8 @@ def test_a_dispute_points_at_a_marked_step_and_the_judge_sees_a_badge(browser, l
     on the club's tab bar and the step it points at."""
     from django.urls import reverse
 
-    from apps.tables.eventlog import hand_events
     from apps.tables.models import TableEvent
+    from apps.tables.storage.eventlog import hand_events
 
     owner = make_user("judge_owner", password=PASSWORD, display_name="老王")
     c, d, e = (make_user(n, password=PASSWORD, display_name=dn) for n, dn in

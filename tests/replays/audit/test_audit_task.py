@@ -16,7 +16,7 @@ from apps.replays.audit import services
 from apps.replays.audit.hand_signals import card_signals, flows
 from apps.replays.audit.models import PairDay, PairHand, PlayerDay, ProcessedHand
 from apps.replays.audit.tasks import sweep_unrecorded
-from apps.tables.records import hand_record
+from apps.tables.storage.records import hand_record
 
 
 def test_flows_split_gains_by_losses():

@@ -16,7 +16,7 @@ from apps.replays.access import access_for
 from apps.replays.audit import services
 from apps.replays.audit.models import Dispute, DisputeKind
 from apps.replays.selectors import replay_data
-from apps.tables.eventlog import hand_events
+from apps.tables.storage.eventlog import hand_events
 
 pytestmark = pytest.mark.django_db
 

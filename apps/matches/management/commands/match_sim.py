@@ -12,7 +12,7 @@ What it does, in the order a club would:
    ``register``s and ``check_in``s in the check-in window, then ``start_due`` at the start time
    seats round 1 (the match's own clock is passed as ``now``: nobody waits an hour);
 3. the driving loop, as the beat would: each bot at a new table switches on 托管 (its own seat,
-   ``seat_set_tuoguan``), so ``apps.tables.unit.autoplay`` plays its seat exactly as it plays an
+   ``seat_set_tuoguan``), so ``apps.tables.transaction.unit.autoplay`` plays its seat exactly as it plays an
    absent player's; overdue deadlines are fired (``deadline_fire``: the piao phase and any stalled
    decision); ``advance`` records finished tables and seats the next round; until the match is
    finished or ``--timeout`` seconds passed;
@@ -178,10 +178,11 @@ class Sim:
 
     def drive(self, match, t0) -> None:
         from apps.matches import services
-        from apps.tables import play, unit
-        from apps.tables.context import TableError
         from apps.tables.models import Seat
-        from apps.tables.services import seat_set_tuoguan
+        from apps.tables.transaction import unit
+        from apps.tables.transaction.context import TableError
+        from apps.tables.verbs import play
+        from apps.tables.verbs.services import seat_set_tuoguan
 
         limit = t0 + self.opts["timeout"]
         idle = 0

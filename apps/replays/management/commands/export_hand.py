@@ -12,7 +12,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from apps.replays.export import hand_document, session_document
 from apps.tables.models import Hand
-from apps.tables.records import ENDED
+from apps.tables.storage.records import ENDED
 
 
 class Command(BaseCommand):

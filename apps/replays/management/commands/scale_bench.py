@@ -49,8 +49,8 @@ from apps.ledgers.settlement import hand_settlement
 from apps.replays.audit.models import Dispute, PairDay, PlayerDay, ProcessedHand
 from apps.replays.management import scale_retention
 from apps.replays.management.commands.verify_bench import _json, _Log, played_hands
-from apps.tables.eventlog import hand_rows_exist, rows_exist
 from apps.tables.models import Hand, Seat, Table, TableArchive, TableEvent
+from apps.tables.storage.eventlog import hand_rows_exist, rows_exist
 
 HANDS_PER_TABLE = 20
 MEMBERS = 40

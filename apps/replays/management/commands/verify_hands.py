@@ -20,7 +20,7 @@ from django.utils.dateparse import parse_date, parse_datetime
 
 from apps.replays.verification import session_checklists
 from apps.tables.models import Hand, Table
-from apps.tables.records import ENDED
+from apps.tables.storage.records import ENDED
 
 
 def parse_since(text: str) -> datetime:

@@ -43,9 +43,10 @@ from django.core.management.base import BaseCommand
 from django.db import OperationalError, connection
 
 from apps.clubs.models import Club, Membership, RuleTemplate
-from apps.tables import services
-from apps.tables.verify import verify_table_hands
-from apps.tables.wsclient import WebSocket
+from apps.tables.management.bench.wsclient import WebSocket
+from apps.tables.read.presenters import legal_of
+from apps.tables.storage.verify import verify_table_hands
+from apps.tables.verbs import services
 
 
 def _session_cookie(user) -> str:
@@ -93,7 +94,7 @@ def _idle_detail(table_id: int, me: dict) -> dict:
     return {"table": table_id, "seq": me["seq"], "pending": me["pending"] is not None, "acted": me["acted"],
             "last_type": last.get("type"), "stage": state.get("stage"), "me": state.get("me"),
             "hand_status": hand.get("status"), "phase": (hand.get("view") or {}).get("phase"),
-            "to_act": (hand.get("view") or {}).get("to_act"), "legal": len(hand.get("legal") or []),
+            "to_act": (hand.get("view") or {}).get("to_act"), "legal": len(legal_of(hand or None)),
             "seats": [{k: s.get(k) for k in ("ready", "online", "tuoguan")} for s in state.get("seats") or []]}
 
 
@@ -382,10 +383,10 @@ class Command(BaseCommand):
                     if state["hands_played"] not in readied:
                         readied.add(state["hands_played"])
                         await send({"type": "ready"})
-                elif state["hand"] and state["hand"]["status"] == "playing" and state["hand"]["legal"]:
+                elif legal_of(state["hand"]):
                     if msg["seq"] < me["seq"] or me["pending"] is not None:
                         continue
-                    action = rng.choice(state["hand"]["legal"])
+                    action = rng.choice(legal_of(state["hand"]))
                     asyncio.create_task(act_later(msg["seq"], action))
         finally:
             numbering.done()

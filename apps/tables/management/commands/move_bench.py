@@ -24,20 +24,22 @@ from django.core.management.base import BaseCommand
 from django.db import connection
 
 from apps.clubs.models import Club, Membership, RuleTemplate
-from apps.tables import consumers, play, services
-from apps.tables.verify import verify_table_hands
+from apps.tables.live import consumers
+from apps.tables.read.presenters import legal_of
+from apps.tables.storage.verify import verify_table_hands
+from apps.tables.verbs import play, services
 
 
 def open_socket(*, user, table_id):
     """What a socket's connect runs in a database thread (``TableConsumer.connect``)."""
-    sends, snap, error = consumers._collecting(services.socket_open)(user=user, table_id=table_id)
+    sends, snap, error = consumers.collecting(services.socket_open)(user=user, table_id=table_id)
     if error is not None:
         raise error
     return snap
 
 
 def close_socket(*, user, table_id):
-    consumers._collecting(services.seat_set_online)(user=user, table_id=table_id, online=False)
+    consumers.collecting(services.seat_set_online)(user=user, table_id=table_id, online=False)
 
 
 class Command(BaseCommand):
@@ -108,16 +110,16 @@ class Command(BaseCommand):
                     if state["stage"] == "over":
                         continue
                     if state["stage"] in ("seating", "settle") and not state["seats"][seat]["ready"]:
-                        sends, _, err = run("ready", consumers._collecting(services.seat_ready),
+                        sends, _, err = run("ready", consumers.collecting(services.seat_ready),
                                          user=user, table_id=table_id)
                         deliver(sends)
                         acted = True
                         break
-                    legal = (state.get("hand") or {}).get("legal")
+                    legal = legal_of(state.get("hand"))
                     if legal:
                         before = queries[0]
                         with connection.execute_wrapper(count):
-                            sends, _, err = run("move", consumers._collecting(play.hand_act), user=user,
+                            sends, _, err = run("move", consumers.collecting(play.hand_act), user=user,
                                              table_id=table_id, seq=view["seq"], action=rng.choice(legal))
                         moves_sql[0] += 1
                         moves_sql[1] += queries[0] - before

@@ -17,14 +17,14 @@ from django.utils import timezone
 
 from apps.clubs.models import AuditAction, RuleTemplate
 from apps.clubs.services import audit_log
-
-from .checks import check_member, check_open, check_seated, check_waiting
-from .context import TableError, lock
-from .models import BOT_KINDS, BotLevel, Seat, Stage, Table, TableStatus
-from .selectors import access_for, snapshot_of
-from .session import maybe_deal_after_piao, maybe_start
-from .transitions import do_add_bot, do_set_tuoguan, do_sit, do_vacate
-from .unit import autoplay, table_action
+from apps.tables.models import BOT_KINDS, BotLevel, Seat, Stage, Table, TableStatus
+from apps.tables.read.selectors import access_for
+from apps.tables.transaction.checks import check_member, check_open, check_seated, check_waiting
+from apps.tables.transaction.context import TableError, lock
+from apps.tables.transaction.session import maybe_deal_after_piao, maybe_start
+from apps.tables.transaction.snapshot import snapshot_of
+from apps.tables.transaction.transitions import do_add_bot, do_set_tuoguan, do_sit, do_vacate
+from apps.tables.transaction.unit import autoplay, table_action
 
 __all__ = ["TableError"]
 

@@ -24,8 +24,8 @@ from functools import cache, lru_cache
 from django.db import connection
 from django.db.models import JSONField
 
-from .jsontext import to_json_bytes
-from .models import Hand, Seat, Table, TableEvent
+from apps.tables.models import Hand, Seat, Table, TableEvent
+from apps.tables.storage.jsontext import to_json_bytes
 
 
 @contextmanager

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .checks import check_act, check_seated
-from .context import TableError, now
-from .transitions import do_act, do_set_tuoguan, fire_deadline
-from .unit import table_action
+from apps.tables.transaction.checks import check_act, check_seated
+from apps.tables.transaction.context import TableError, now
+from apps.tables.transaction.transitions import do_act, do_set_tuoguan, fire_deadline
+from apps.tables.transaction.unit import table_action
 
 
 def hand_act(*, user, table_id: int, seq: Any, action: Any, seat: Any = None) -> None:

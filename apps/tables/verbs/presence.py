@@ -22,9 +22,9 @@ from django.db import connection
 from django.db.models import Q
 from django.utils import timezone
 
-from . import rows
-from .models import OPEN_TABLE_STATUSES, Seat
-from .unit import table_action
+from apps.tables.models import OPEN_TABLE_STATUSES, Seat
+from apps.tables.storage import rows
+from apps.tables.transaction.unit import table_action
 
 
 def _seats(players: dict[int, set[int]]) -> list[tuple[int, int, int, int, bool]]:

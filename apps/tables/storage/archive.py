@@ -29,8 +29,8 @@ import zlib
 from datetime import datetime
 from typing import Any, NamedTuple
 
-from .chain import GENESIS_HASH, verify_chain
-from .models import ARCHIVE_FORMAT, Table, TableArchive, TableEvent
+from apps.engine.chain import GENESIS_HASH, verify_chain
+from apps.tables.models import ARCHIVE_FORMAT, Table, TableArchive, TableEvent
 
 COLUMNS = ("seq", "created_at", "type", "payload", "prev_hash", "hash", "hand_id")
 # What the archive stores of each event: ``prev_hash`` is left out, being the previous event's hash

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 from django.db import IntegrityError, transaction
 
-from .checks import check_member
-from .context import TableError
-from .models import Seat, Table, TableStatus
-from .services import table_create
-from .transitions import do_add_bot, do_sit
+from apps.tables.models import Seat, Table, TableStatus
+from apps.tables.transaction.checks import check_member
+from apps.tables.transaction.context import TableError
+from apps.tables.transaction.transitions import do_add_bot, do_sit
+from apps.tables.verbs.services import table_create
 
 
 def rematchable(table: Table) -> bool:

@@ -17,12 +17,11 @@ from __future__ import annotations
 from django.db import transaction
 
 from apps.clubs.models import Membership, RuleSnapshot
-
-from .context import TableError
-from .models import Seat, Stage, Table, TableStatus
-from .session import maybe_start
-from .transitions import do_dissolve, do_set_tuoguan, do_sit
-from .unit import table_action
+from apps.tables.models import Seat, Stage, Table, TableStatus
+from apps.tables.transaction.context import TableError
+from apps.tables.transaction.session import maybe_start
+from apps.tables.transaction.transitions import do_dissolve, do_set_tuoguan, do_sit
+from apps.tables.transaction.unit import table_action
 
 
 def arranged_open(*, club, users: list, rules: RuleSnapshot, hands: int, name: str, template=None,

@@ -27,12 +27,13 @@ from channels.layers import get_channel_layer
 from django.db import transaction
 from django.utils import timezone
 
-from . import engine_io, rows, stages
-from .chain import link_hash
-from .jsontext import to_json
-from .models import Hand, Seat, Stage, Table
-from .presenters import encoded_states
-from .summary import session_summary
+from apps.engine.chain import link_hash
+from apps.tables import stages
+from apps.tables.models import Hand, Seat, Stage, Table
+from apps.tables.read.presenters import encoded_states
+from apps.tables.read.summary import session_summary
+from apps.tables.storage import rows
+from apps.tables.storage.jsontext import to_json
 
 log = logging.getLogger(__name__)
 
@@ -128,7 +129,7 @@ class Outbox:
         if p.engine_event is not None:
             # None: the viewer must not even learn that this event happened (another seat's pass
             # would tell that seat had an option on the card).
-            event = engine_io.event_for(p.engine_event, viewer)
+            event = p.engine_event.for_viewer(viewer)
             return None if event is None else {"type": "engine", "event": event}
         return {"type": row.type, **row.payload}
 
@@ -155,9 +156,11 @@ def deferred_sends():
 def send_group(group: str, message: dict) -> None:
     """Hand the message to the channel layer (after commit; at-most-once, clients resync on a gap).
 
-    Called in the service's worker thread: ``async_to_sync`` runs the send on the server's event
-    loop and returns once it is done, so the next action of the table (in any process) is only
-    taken after this update was handed to the layer — updates keep their order.
+    In a socket's database thread (``deferred_sends``) the message is collected and the consumer
+    publishes it from its event loop. Anywhere else (a page, a Celery task) it is published here:
+    ``async_to_sync`` runs ``publish`` on the server's event loop and returns once it is done, so
+    the next action of the table (in any process) is only taken after this update was handed to
+    the layer — updates keep their order.
     """
     trace = stages.committed()
     if trace is not None:
@@ -166,10 +169,20 @@ def send_group(group: str, message: dict) -> None:
     if box is not None:
         box.append((group, message))
         return
+    async_to_sync(publish)([(group, message)])
+
+
+async def publish(sends: list[tuple[str, dict]], *, back: float | None = None) -> None:
+    """The one way an update reaches the channel layer: each ``(group, message)``, in order
+    (at-most-once: a lost one shows as a gap and the socket resyncs). ``back``: when the event loop
+    had the result of the call that made them (stages.py)."""
     layer = get_channel_layer()
     if layer is None:
         return
-    try:
-        async_to_sync(layer.group_send)(group, message)
-    except Exception:  # noqa: BLE001 - delivery is at-most-once; clients resync on a seq gap
-        log.exception("group_send to %s failed", group)
+    for group, message in sends:
+        if back is not None:
+            stages.published(message, back)
+        try:
+            await layer.group_send(group, message)
+        except Exception:  # noqa: BLE001 - delivery is at-most-once; clients resync on a seq gap
+            log.exception("group_send to %s failed", group)

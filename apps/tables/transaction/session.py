@@ -10,11 +10,15 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 
-from . import engine_io, rows
-from .chain import seed_commitment
-from .context import Ctx, now
-from .models import PIAO_SECONDS, Hand, HandStatus, Stage, Table, TableStatus
-from .signals import hand_finished, session_policy, table_finished
+from apps.engine import settle
+from apps.engine.chain import seed_commitment
+from apps.engine.hand import Hand as EngineHand
+from apps.engine.rules import RuleSet
+from apps.tables.models import PIAO_SECONDS, Hand, HandStatus, Stage, Table, TableStatus
+from apps.tables.signals import hand_finished, session_policy, table_finished
+from apps.tables.storage import rows
+from apps.tables.storage.jsontext import jsonable
+from apps.tables.transaction.context import Ctx, now
 
 
 def maybe_start(ctx: Ctx) -> None:
@@ -60,12 +64,12 @@ def deal(ctx: Ctx) -> None:
     """Commit to a fresh seed (its sha256 is published first), then deal."""
     table = ctx.table
     seed = new_seed()
-    rules = engine_io.ruleset_of(table.ruleset)
-    engine_hand = engine_io.new_hand(rules, dealer=table.dealer, seed=seed)
+    rules = RuleSet.from_json(table.ruleset)
+    engine_hand = EngineHand(rules, dealer=table.dealer, seed=seed)
     piao = {str(s.index): s.piao for s in ctx.seats if s.piao is not None}
     hand = Hand.objects.create(
         table=table, number=table.hands_played + 1, dealer=table.dealer, seed_hash=seed_commitment(seed),
-        ruleset=table.ruleset, state=engine_io.dump_hand(engine_hand), piao=piao,
+        ruleset=table.ruleset, state=engine_hand.to_json(), piao=piao,
         players={str(s.index): s.user_id for s in ctx.seats}, playing=list(engine_hand.active_seats),
     )
     ctx.hand, ctx.engine_hand, ctx.hand_dirty = hand, engine_hand, True
@@ -134,7 +138,7 @@ def set_play_deadline(ctx: Ctx) -> None:
     mark = decision_mark(hand)
     info = table.deadline_info or {}
     window = None  # the claim window's end (None on a turn)
-    if engine_io.discard_seat(hand) is None:
+    if discard_seat(hand) is None:
         if info.get("mark") == mark and info.get("window"):
             window = datetime.fromisoformat(info["window"])
         else:
@@ -162,15 +166,15 @@ def finish_hand(ctx: Ctx) -> None:
     """Settle (engine ``settle``), reveal the seed, move the dealer, maybe end the session."""
     table, hand, engine_hand = ctx.table, ctx.hand, ctx.engine_hand
     piao = {int(k): v for k, v in (hand.piao or {}).items()}
-    totals = engine_io.settle(engine_hand, base=table.base_score, piao=piao)
+    totals = settle(engine_hand, base=table.base_score, piao=piao)
     result = engine_hand.result or {}
     winner = result.get("winner")
     hand.status, hand.finished_at = HandStatus.FINISHED, now()
-    hand.seed = engine_io.hand_seed_hex(engine_hand)
-    hand.result, hand.totals = engine_io.jsonable(result), engine_io.jsonable(totals)
+    hand.seed = bytes(engine_hand.seed).hex()
+    hand.result, hand.totals = jsonable(result), jsonable(totals)
     # Saved here, not by ctx.save(): an auto-ready table deals the next hand in this same
     # transaction (maybe_start below), and ctx.hand is then that new hand.
-    hand.state = engine_io.dump_hand(engine_hand)
+    hand.state = engine_hand.to_json()
     auto_ready = table.hands_played + 1 < table.hands_per_session and policy(table)["auto_ready"]
     for seat in ctx.seats:
         seat.score += int(hand.totals.get("total", {}).get(str(seat.index), 0))
@@ -219,3 +223,11 @@ def policy(table: Table) -> dict[str, bool]:
             for key in out:
                 out[key] = out[key] or bool(answer.get(key))
     return out
+
+
+def discard_seat(hand: EngineHand) -> int | None:
+    """The seat that must discard now (public knowledge), if any; None while claims are open."""
+    for seat in hand.to_act():
+        if any(a.type == "discard" for a in hand.legal_actions(seat)):
+            return seat
+    return None

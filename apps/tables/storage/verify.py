@@ -1,7 +1,7 @@
 """A table's ended hands checked by the engine's standalone verifier (``apps.engine.export``).
 
 One verifier: the engine checks the commitment, the deal, the replay of every logged action, the
-hash chain and the settlement of the document ``apps.tables.records`` builds; ``apps.replays``
+hash chain and the settlement of the document ``apps.tables.storage.records`` builds; ``apps.replays``
 adds the ledger part and the database facts a document cannot show. ``verify_table_hands`` is what
 the load test and the crash tests need: None per hand that checks out, else its first problem.
 """
@@ -9,9 +9,8 @@ the load test and the crash tests need: None per hand that checks out, else its 
 from __future__ import annotations
 
 from apps.engine.export import CHECK_KEYS, verify_document
-
-from .models import Hand
-from .records import ENDED, document
+from apps.tables.models import Hand
+from apps.tables.storage.records import ENDED, document
 
 TABLE_KEYS = tuple(k for k in CHECK_KEYS if k != "ledger")  # the ledger part is apps.replays'
 

@@ -31,3 +31,8 @@ def to_json(value: Any) -> str:
         return orjson.dumps(value, option=_OPTIONS).decode()
     except orjson.JSONEncodeError:
         return _ENCODER.encode(value)
+
+
+def jsonable(value: Any) -> Any:
+    """The value as it reads back from JSON (int dict keys become strings)."""
+    return json.loads(json.dumps(value))

@@ -18,10 +18,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from apps.engine.rules import RuleSet
 from apps.engine.winning_card import is_zimo
-
-from . import engine_io
-from .models import Hand, HandStatus, Seat, Stage, Table
+from apps.tables.models import Hand, HandStatus, Seat, Stage, Table
 
 # The hands' part of the summary of ended tables (stage over is final: no hand is added or changed
 # after it), so the updates and pages of an ended table do not read all its hands again. Keyed
@@ -54,7 +53,7 @@ def session_summary(table: Table, seats: list[Seat] | None = None) -> list[dict[
 
 def _hand_stats(table: Table, seats: list[Seat]) -> dict[int, dict[str, Any]]:
     """Per seat index: ``zimo``, ``dianpao`` and ``best_huxi`` over the table's finished hands."""
-    pao = bool(engine_io.ruleset_of(table.ruleset).discard_win)
+    pao = bool(RuleSet.from_json(table.ruleset).discard_win)
     stats = {s.index: {"zimo": 0, "dianpao": 0 if pao else None, "best_huxi": 0} for s in seats}
     finished = (Hand.objects.filter(table=table, status=HandStatus.FINISHED)
                 .order_by("number").values_list("dealer", "result"))

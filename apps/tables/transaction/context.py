@@ -13,10 +13,13 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from . import engine_io, hand_cache, rows, stages
-from .eventlog import hand_events, since
-from .models import Hand, HandStatus, Seat, Table
-from .outbox import Outbox
+from apps.engine.hand import Action
+from apps.engine.hand import Hand as EngineHand
+from apps.tables import stages
+from apps.tables.models import Hand, HandStatus, Seat, Table
+from apps.tables.storage import hand_cache, rows
+from apps.tables.storage.eventlog import hand_events, since
+from apps.tables.transaction.outbox import Outbox
 
 
 class TableError(Exception):
@@ -67,7 +70,7 @@ class Ctx:
             # A move inside a hand is kept by its ``action`` event, written in this transaction:
             # ``state`` stays as dealt until the hand ends, and ``current_hand`` re-applies the
             # logged actions. (Rewriting the whole state on every move costs O(moves).)
-            self.hand.state = engine_io.dump_hand(self.engine_hand)
+            self.hand.state = self.engine_hand.to_json()
             if self.hand._state.adding:
                 self.hand.save()
             else:
@@ -137,7 +140,7 @@ def caught_up_hand(table: Table) -> tuple[Hand, object] | None:
         return None
     before = len(engine_hand.events)
     try:
-        engine_io.apply_logged(engine_hand, [p for _, t, p in rows if t == "action"])
+        apply_logged(engine_hand, [p for _, t, p in rows if t == "action"])
     except Exception:  # noqa: BLE001 - never trust a half-applied hand: rebuild it from the rows
         return None
     if len(engine_hand.events) - before != sum(t == "engine" for _, t, _ in rows):
@@ -156,13 +159,19 @@ def current_hand(table: Table) -> tuple[Hand | None, object]:
     hand = table.hands.order_by("-number").first()
     if hand is None:
         return None, None
-    engine_hand = engine_io.load_hand(hand.state)
+    engine_hand = EngineHand.from_json(hand.state)
     if hand.status == HandStatus.PLAYING:
         done = len(hand.state.get("actions") or [])
         logged = [e.payload for e in hand_events(hand, types=("action",))]
-        engine_io.apply_logged(engine_hand, logged[done:])
+        apply_logged(engine_hand, logged[done:])
     return hand, engine_hand
 
 
 def now():
     return timezone.now()
+
+
+def apply_logged(hand: EngineHand, payloads: list[dict]) -> None:
+    """Re-apply logged ``action`` events (``{"seat", "action"}``) to a hand, in order."""
+    for p in payloads:
+        hand.apply(p["seat"], Action.from_wire(p["action"]))

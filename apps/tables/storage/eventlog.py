@@ -22,8 +22,8 @@ from typing import Any
 
 from django.db.models import Exists, Max, Min, Q
 
-from .archive import COLUMNS, ArchiveCorrupt, Decoded, Event, open_archive
-from .models import ENDED_HAND_STATUSES, Hand, HandStatus, TableArchive, TableEvent
+from apps.tables.models import ENDED_HAND_STATUSES, Hand, HandStatus, TableArchive, TableEvent
+from apps.tables.storage.archive import COLUMNS, ArchiveCorrupt, Decoded, Event, open_archive
 
 __all__ = ["COLUMNS", "ArchiveCorrupt", "Event", "TableLog", "describe", "hand_events", "hand_rows_exist", "rows_exist", "since",
            "tables_events"]

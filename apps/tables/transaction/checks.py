@@ -10,11 +10,11 @@ from typing import Any
 
 from apps.clubs.access import is_manager
 from apps.clubs.selectors import is_member, membership_for
-
-from . import engine_io
-from .context import Ctx, TableError
-from .models import Seat, Stage, Table, TableStatus
-from .outbox import view_seq
+from apps.engine.hand import Action
+from apps.engine.rules import RuleSet
+from apps.tables.models import Seat, Stage, Table, TableStatus
+from apps.tables.transaction.context import Ctx, TableError
+from apps.tables.transaction.outbox import view_seq
 
 
 def check_member(*, user, table: Table) -> None:
@@ -61,7 +61,7 @@ def check_act(ctx: Ctx, seat: Seat, seq: Any, wire: Any):
     if not isinstance(wire, dict):
         raise TableError("bad_action", "The action must be a JSON object.")
     try:
-        action = engine_io.Action.from_wire(wire)
+        action = Action.from_wire(wire)
     except ValueError as exc:
         code = "bad_card" if "card" in str(exc) else "bad_action"
         raise TableError(code, str(exc)) from exc
@@ -70,7 +70,7 @@ def check_act(ctx: Ctx, seat: Seat, seq: Any, wire: Any):
     if seat.index not in hand.to_act():
         raise TableError("not_your_turn", "It is not your turn.")
     if action not in hand.legal_actions(seat.index):
-        if action.type == "discard" and wire.get("card") not in engine_io.hand_card_names(hand, seat.index):
+        if action.type == "discard" and wire.get("card") not in (hand.view(seat.index)["hands"][seat.index] or []):
             raise TableError("not_your_card", "That card is not in your hand.")
         raise TableError("illegal_action", f"{wire} is not legal now.")
     return action
@@ -80,7 +80,7 @@ def check_escape(ctx: Ctx, seat: Seat, action):
     """逃跑 (RULES.md §8.6): any active seat may leave the hand in play, waited for or not, while no
     claim window is open, where the table's rules have ``escape_penalty``; never at an arranged table (a match's round: its own
     absence rules, time-outs and 托管, govern), nor for a seat that sits the hand out."""
-    if ctx.table.arranged or not engine_io.ruleset_of(ctx.table.ruleset).escape_penalty:
+    if ctx.table.arranged or not RuleSet.from_json(ctx.table.ruleset).escape_penalty:
         raise TableError("escape_off", "Leaving a hand (escape) is not allowed at this table.")
     if ctx.engine_hand.claim_open():  # (public: everyone knows a card awaits answers, §5.3)
         raise TableError("escape_claim", "You cannot leave while a card awaits answers.")

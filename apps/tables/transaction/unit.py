@@ -14,9 +14,9 @@ from contextlib import contextmanager
 
 from django.db import transaction
 
-from .context import Ctx, lock
-from .session import bots_paced
-from .transitions import autoplay_step
+from apps.tables.transaction.context import Ctx, lock
+from apps.tables.transaction.session import bots_paced
+from apps.tables.transaction.transitions import autoplay_step
 
 MAX_AUTOPLAY_STEPS = 1000
 

@@ -30,8 +30,8 @@ from typing import Any
 
 from channels.layers import get_channel_layer
 
-from . import stages
-from .models import table_group
+from apps.tables import stages
+from apps.tables.models import table_group
 
 log = logging.getLogger(__name__)
 
@@ -344,17 +344,3 @@ async def sweep() -> int:
     if tasks:
         await asyncio.gather(*tasks, return_exceptions=True)
     return len(tasks)
-
-
-async def publish(sends: list[tuple[str, dict]], *, back: float | None = None) -> None:
-    """Hand a service's collected updates to the channel layer, in order (at-most-once, as
-    ``outbox.send_group``: a lost one shows as a gap and the socket resyncs). ``back``: when the
-    loop had the call's result (stages.py)."""
-    layer = get_channel_layer()
-    for group, message in sends:
-        if back is not None:
-            stages.published(message, back)
-        try:
-            await layer.group_send(group, message)
-        except Exception:  # noqa: BLE001
-            log.exception("group_send to %s failed", group)

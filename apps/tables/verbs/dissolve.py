@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from .checks import check_open, may_manage
-from .context import TableError, now
-from .models import DISSOLVE_SECONDS, TableStatus
-from .transitions import do_dissolve, do_dissolve_cancel
-from .unit import table_action
+from apps.tables.models import DISSOLVE_SECONDS, TableStatus
+from apps.tables.transaction.checks import check_open, may_manage
+from apps.tables.transaction.context import TableError, now
+from apps.tables.transaction.transitions import do_dissolve, do_dissolve_cancel
+from apps.tables.transaction.unit import table_action
 
 
 def dissolve_vote(*, user, table_id: int, vote: bool) -> None:

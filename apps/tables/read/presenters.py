@@ -2,9 +2,10 @@
 
 Everything per viewer comes from the engine's ``view`` of the hand for him (``hand.view(viewer)``);
 everything else here is public table data: nothing is read off the engine's hand object, which
-holds every hidden card (issue #41). Who may claim a shown card is hidden too: only the viewer's own
-legal actions are listed (the view's), and the public ``turn`` is the seat that must discard
-(everyone knows that; the view's ``phase`` and ``turn``).
+holds every hidden card (issue #41). Who may claim a shown card is hidden too: the viewer's own
+legal actions are the view's ``legal_actions``, and the seat that must discard is the view's
+``turn`` in ``phase`` "discard" (each fact once in a copy; ``legal_of``/``turn_of`` read them, as
+the page's ``legalActions``/``discardTurn`` do).
 """
 
 from __future__ import annotations
@@ -13,11 +14,9 @@ from datetime import datetime
 from typing import Any
 
 from apps.clubs.fees import fee_seats
-
-from . import engine_io
-from .jsontext import to_json
-from .models import DISSOLVE_SECONDS, PIAO_SECONDS, Hand, HandStatus, Seat, Stage, Table
-from .summary import session_summary
+from apps.tables.models import DISSOLVE_SECONDS, PIAO_SECONDS, Hand, HandStatus, Seat, Stage, Table
+from apps.tables.read.summary import session_summary
+from apps.tables.storage.jsontext import to_json
 
 
 def _ms(dt) -> int | None:
@@ -61,21 +60,26 @@ def hand_state(hand: Hand, view: dict, viewer: int | None) -> dict[str, Any]:
         "seed_hash": hand.seed_hash,
         "status": hand.status,
         "piao": hand.piao,
-        "view": view,
-        "legal": [],
-        "turn": None,
+        "view": view,  # the viewer's legal actions and the turn are the view's (one copy of each)
     }
-    if hand.status == HandStatus.PLAYING and not view["finished"]:
-        out["turn"] = discard_turn(view)
-        if viewer is not None:
-            out["legal"] = list(view.get("legal_actions") or [])
-    else:
+    if hand.status != HandStatus.PLAYING or view["finished"]:
         out.update(seed=hand.seed, result=hand.result, totals=hand.totals)
     return out
 
 
-def discard_turn(view: dict) -> int | None:
-    """The seat that must discard now (public: ``phase`` and ``turn`` are in every view), if any."""
+def legal_of(hand_part: dict | None) -> list[dict]:
+    """The viewer's legal actions in a hand part (``state["hand"]``): the view's list while the hand
+    is played, else none (what the page reads, static/js/table/board.js ``legalActions``)."""
+    if not hand_part or hand_part.get("status") != HandStatus.PLAYING or hand_part["view"].get("finished"):
+        return []
+    return list(hand_part["view"].get("legal_actions") or [])
+
+
+def turn_of(hand_part: dict | None) -> int | None:
+    """The seat that must discard now in a hand part (public: the view's phase and turn), or None."""
+    if not hand_part or hand_part.get("status") != HandStatus.PLAYING or hand_part["view"].get("finished"):
+        return None
+    view = hand_part["view"]
     return view["turn"] if view["phase"] == "discard" else None
 
 
@@ -143,7 +147,7 @@ def _hand_part(table: Table, hand: Hand | None, engine_hand: Any, viewer: int | 
     if hand is None or engine_hand is None:
         return None
     if view is None:
-        view = engine_io.view_for(engine_hand, viewer)
+        view = engine_hand.view(viewer)
     out = hand_state(hand, view, viewer)
     if out["status"] != HandStatus.PLAYING:
         out["fees"] = hand_fees(table, hand)
@@ -170,7 +174,7 @@ def encoded_states(table: Table, seats: list[Seat], hand: Hand | None, engine_ha
     encoded once (an update goes to every viewer at once)."""
     common = to_json(_table_part(table, summary, seats))[1:-1]
     shared_seats = to_json(_seats_part(table, seats, None)) if table.stage != Stage.PIAO else None
-    views = engine_io.views_for(engine_hand, viewers) if hand is not None and engine_hand is not None else None
+    views = engine_hand.views(viewers) if hand is not None and engine_hand is not None else None
     out = {}
     for i, viewer in enumerate(viewers):
         seats_json = shared_seats if shared_seats is not None else to_json(_seats_part(table, seats, viewer))

@@ -1,20 +1,15 @@
-"""Read-side: who may look at a table and as whom, the snapshot a socket gets, club table lists."""
+"""Read-side: who may look at a table and as whom, club table lists, overdue tables, how seats were played."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
-from django.db import transaction
 from django.db.models import OuterRef, Q, QuerySet, Subquery
 from django.utils import timezone
 
 from apps.clubs.access import MANAGER_ROLES
 from apps.clubs.models import Membership
-
-from .context import lock
-from .eventlog import tables_events
-from .models import (
+from apps.tables.models import (
     ENDED_TABLE_STATUSES,
     OPEN_TABLE_STATUSES,
     Hand,
@@ -23,8 +18,7 @@ from .models import (
     Table,
     TableStatus,
 )
-from .outbox import view_seq
-from .presenters import table_state
+from apps.tables.storage.eventlog import tables_events
 
 
 @dataclass(frozen=True)
@@ -77,39 +71,6 @@ def _decide(user, *, status: str, seat: int | None, role: str | None) -> Access 
     if role is not None and status == TableStatus.WAITING:
         return Access(seat=None, can_act=False)
     return None
-
-
-def table_snapshot(*, table_id: int, viewer: int | None) -> dict[str, Any]:
-    """``{"seq", "viewer", "state"}``: the table as ``viewer`` sees it now (one consistent read);
-    ``seq`` is the viewer's own update number (``outbox.view_seq``)."""
-    with transaction.atomic():
-        # The row lock makes (table, seats, hand) one consistent read and lets them be cached.
-        return _snapshot(lock(table_id), viewer)
-
-
-def _snapshot(ctx, viewer: int | None) -> dict[str, Any]:
-    """The locked table's state for ``viewer``; the rows read are cached once the read commits."""
-    ctx.keep_read()
-    return snapshot_of(ctx, viewer)
-
-
-def snapshot_of(ctx, viewer: int | None) -> dict[str, Any]:
-    """``{"seq", "viewer", "state", "tseq"}`` of a table context as it stands (locked, or just saved);
-    ``tseq``: the table's last event number, what the state covers (hub.py orders updates by it)."""
-    return {"seq": view_seq(ctx.table, viewer), "viewer": viewer, "tseq": ctx.table.seq,
-            "state": table_state(ctx.table, ctx.seats, ctx.hand, ctx.engine_hand, viewer)}
-
-
-def viewer_snapshot(*, user, table_id: int) -> dict[str, Any] | None:
-    """``table_snapshot`` for ``user`` with his access decided in the same locked read, or None.
-
-    Checking access first and reading the snapshot after leaves a gap in which the table can change
-    (a member allowed to look at a waiting table would get the state of the hand just dealt).
-    """
-    with transaction.atomic():
-        ctx = lock(table_id)
-        access = access_for(user=user, table=ctx.table, seats=ctx.seats)
-        return None if access is None else _snapshot(ctx, access.seat)
 
 
 def club_tables(*, club, include_closed: int = 5) -> dict[str, list[Table]]:

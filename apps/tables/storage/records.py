@@ -2,7 +2,7 @@
 ``paohuzi-hand/1`` document parts (apps/engine/EXPORT.md).
 
 ``apps.replays`` adds the ledger part to the same document (tables never imports ledgers);
-``apps.tables.verify`` checks these documents with the engine's standalone verifier.
+``apps.tables.storage.verify`` checks these documents with the engine's standalone verifier.
 """
 
 from __future__ import annotations
@@ -12,12 +12,11 @@ from typing import Any
 from django.contrib.auth import get_user_model
 
 from apps.engine import __version__ as ENGINE_VERSION
+from apps.engine.chain import GENESIS_HASH
 from apps.engine.export import FORMAT
 from apps.engine.rules import RuleSet, overrides_of
-
-from .chain import GENESIS_HASH
-from .eventlog import Event, TableLog, hand_events
-from .models import ENDED_HAND_STATUSES, Hand, Seat, Table
+from apps.tables.models import ENDED_HAND_STATUSES, Hand, Seat, Table
+from apps.tables.storage.eventlog import Event, TableLog, hand_events
 
 ENDED = ENDED_HAND_STATUSES
 
@@ -53,7 +52,7 @@ EVENT_COLUMNS = ("seq", "created_at", "type", "payload", "prev_hash", "hash", "h
 
 
 def event_part(row: Event) -> dict:
-    """An export event from a log event (``apps.tables.eventlog``; its fields are ``EVENT_COLUMNS``)."""
+    """An export event from a log event (``apps.tables.storage.eventlog``; its fields are ``EVENT_COLUMNS``)."""
     seq, created_at, type_, payload, prev_hash, hash_, _hand_id = row
     seat = payload.get("seat") if isinstance(payload, dict) else None
     return {

@@ -18,8 +18,10 @@ import time
 
 from django.conf import settings
 
-from . import hub, presence, stages
-from .models import Table
+from apps.tables import stages
+from apps.tables.live import hub
+from apps.tables.models import Table
+from apps.tables.verbs import presence
 
 log = logging.getLogger(__name__)
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from apps.clubs.models import AuditAction
 from apps.clubs.services import audit_log
-
-from . import engine_io
-from .context import Ctx, TableError, now
-from .models import TUOGUAN_LEVEL, HandStatus, Seat, Stage, TableStatus
-from .session import after_engine, deal, end_session, set_play_deadline
+from apps.engine.hand import IllegalAction
+from apps.tables.models import TUOGUAN_LEVEL, HandStatus, Seat, Stage, TableStatus
+from apps.tables.transaction.bots import bot_action
+from apps.tables.transaction.context import Ctx, TableError, now
+from apps.tables.transaction.session import after_engine, deal, end_session, set_play_deadline
 
 TUOGUAN_AFTER_TIMEOUTS = 2  # time-outs in a row before a seat is put on 托管
 
@@ -61,7 +61,7 @@ def do_act(ctx: Ctx, seat_index: int, action, *, by: str) -> None:
     ctx.mutating()
     try:
         events = ctx.engine_hand.apply(seat_index, action)
-    except engine_io.IllegalAction as exc:
+    except IllegalAction as exc:
         raise TableError("illegal_action", str(exc)) from exc
     ctx.event("action", {"seat": seat_index, "action": action.to_wire(), "by": by}, only_seat=seat_index)
     ctx.outbox.add_engine(events, hand=ctx.hand)
@@ -84,7 +84,7 @@ def autoplay_step(ctx: Ctx) -> bool:
 
 def _bot_act(ctx: Ctx, seat: Seat) -> None:
     """A bot seat plays at its level; a player on 托管 (or a match absentee) at ``TUOGUAN_LEVEL``."""
-    action = engine_io.bot_action(ctx.engine_hand, seat.index, kind=seat.bot or TUOGUAN_LEVEL, salt=ctx.hand.seed_hash)
+    action = bot_action(ctx.engine_hand, seat.index, kind=seat.bot or TUOGUAN_LEVEL, salt=ctx.hand.seed_hash)
     do_act(ctx, seat.index, action, by="bot" if seat.bot else "tuoguan")
 
 
@@ -161,7 +161,7 @@ def do_dissolve(ctx: Ctx, *, reason: str, by: int | None) -> None:
     hand = ctx.hand
     if hand is not None and hand.status == HandStatus.PLAYING:
         hand.status, hand.finished_at = HandStatus.DISSOLVED, now()
-        hand.seed = engine_io.hand_seed_hex(ctx.engine_hand)
+        hand.seed = bytes(ctx.engine_hand.seed).hex()
         ctx.hand_dirty = True
         ctx.event("hand.dissolve", {"number": hand.number, "seed": hand.seed, "seed_hash": hand.seed_hash},
                   hand=hand)

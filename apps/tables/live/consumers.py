@@ -53,10 +53,13 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, InterfaceError, OperationalError, close_old_connections, connections
 
-from . import dissolve, hub, limits, play, services, stages, watch
-from .context import TableError
-from .outbox import deferred_sends, viewer_key
-from .selectors import access_of, viewer_snapshot
+from apps.tables import stages
+from apps.tables.live import hub, limits, watch
+from apps.tables.read.selectors import access_of
+from apps.tables.transaction.context import TableError
+from apps.tables.transaction.outbox import deferred_sends, publish, viewer_key
+from apps.tables.transaction.snapshot import viewer_snapshot
+from apps.tables.verbs import dissolve, play, services
 
 log = logging.getLogger(__name__)
 
@@ -147,7 +150,7 @@ def _in_db_thread(func, kwargs, recv=None):
         _idle.used_at = time.monotonic()
 
 
-def _collecting(verb):
+def collecting(verb):
     """``verb`` with its group sends collected: returns ``(sends, result, exception or None)``.
 
     An error may come after committed work (a move, then a failing bot step): what was committed
@@ -165,7 +168,7 @@ def _collecting(verb):
 
 
 class TableConsumer(AsyncJsonWebsocketConsumer):
-    channel_layer_alias = None  # updates come through the hub; sends go through hub.publish
+    channel_layer_alias = None  # updates come through the hub; sends go through outbox.publish
 
     async def __call__(self, scope, receive, send) -> None:
         """The consumer's whole life; it leaves the hub (and so the watch) however it ends. A
@@ -261,10 +264,10 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
                         self.table_id, type(exc).__name__, exc)
             await self._refuse(CLOSE_TRY_AGAIN)
             return
-        sends, snap, error = await db_call(_collecting(services.socket_open))(user=self.user, table_id=self.table_id)
+        sends, snap, error = await db_call(collecting(services.socket_open))(user=self.user, table_id=self.table_id)
         if error is not None or snap is None:
             hub.leave(self)
-            await hub.publish(sends)
+            await publish(sends)
             if isinstance(error, TableError) and error.code == "no_table":
                 await self._refuse(CLOSE_NOT_FOUND)
             elif isinstance(error, DB_DOWN):
@@ -279,7 +282,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
         watch.start(watch_call)
         await self._send_snapshot(snap)
         await self._drain()
-        await hub.publish(sends)
+        await publish(sends)
 
     async def accept(self, subprotocol=None, headers=None) -> None:
         self.accepted = True
@@ -443,10 +446,10 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
         sends = []
         try:
             if arrived:
-                sends, snap, error = await db_call(_collecting(services.socket_open))(
+                sends, snap, error = await db_call(collecting(services.socket_open))(
                     user=self.user, table_id=self.table_id)
                 if error is not None:
-                    await hub.publish(sends)
+                    await publish(sends)
                     raise error
             else:
                 snap = await db_call(viewer_snapshot)(user=self.user, table_id=self.table_id)
@@ -457,7 +460,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
         finally:
             self._holds -= 1
         await self._drain()
-        await hub.publish(sends)
+        await publish(sends)
 
     async def _send_snapshot(self, snap: dict) -> None:
         self.seq, self.view_key = snap["seq"], viewer_key(snap["viewer"])
@@ -529,9 +532,9 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
     async def _call(self, verb, *, recv: float | None = None, **kwargs: Any) -> list:
         """Run a service verb in a DB thread, then publish the updates it made (in order); returns
         them. ``recv``: when the client's frame asking for it came (its update's stages: stages.py)."""
-        sends, _, error = await db_call(_collecting(verb), recv=recv)(
+        sends, _, error = await db_call(collecting(verb), recv=recv)(
             user=self.user, table_id=self.table_id, **kwargs)
-        await hub.publish(sends, back=time.time())
+        await publish(sends, back=time.time())
         if error is not None:
             raise error
         return sends

@@ -1,0 +1,1 @@
+"""Bench tools of the ``loadtest`` command: ``wsclient`` (a minimal WebSocket client)."""
