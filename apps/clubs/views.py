@@ -1,4 +1,5 @@
-"""Club pages for members: list, create, join by invite, club page, leave, audit log.
+"""Club pages for members: list (with the invite-code box), create, join by invite (or sign up
+and join in one step), club page (its member list searched and paged), leave, audit log.
 
 Access: anonymous -> login; not a member -> 404 (the club's existence is not revealed);
 a role that may not -> 403. Management pages live in views_manage.py.
