@@ -1,5 +1,7 @@
 from django import forms
+from django.contrib.auth import password_validation
 from django.contrib.auth.forms import PasswordResetForm, UserCreationForm
+from django.core.exceptions import ValidationError
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
@@ -17,6 +19,23 @@ class SignUpForm(UserCreationForm):
     class Meta(UserCreationForm.Meta):
         model = User
         fields = ("username", "display_name")
+
+    def _post_clean(self):
+        """Every mistake in one answer (issue #46). Django's form checks the password's strength
+        only when the two copies match, and against the username only when the username is free
+        and valid: a taken name, then a weak password, then a password like the name took three
+        rounds. Here the first copy is always checked, against the name as typed, and its
+        problems are said on it; a mismatch is said on the second copy."""
+        forms.ModelForm._post_clean(self)  # the model's checks, not BaseUserCreationForm's password pass
+        password = self.cleaned_data.get("password1")
+        if not password:
+            return
+        typed = User(username=(self.data.get(self.add_prefix("username")) or "").strip(),
+                     display_name=(self.data.get(self.add_prefix("display_name")) or "").strip())
+        try:
+            password_validation.validate_password(password, typed)
+        except ValidationError as error:
+            self.add_error("password1", error)
 
 
 class ProfileForm(forms.ModelForm):

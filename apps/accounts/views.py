@@ -12,6 +12,7 @@ lockouts and sign him in.
 """
 
 import math
+from collections.abc import Callable
 
 from django.conf import settings
 from django.contrib import messages
@@ -19,6 +20,8 @@ from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import SetPasswordForm
+from django.core.exceptions import ValidationError
+from django.db import transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse_lazy
@@ -69,16 +72,32 @@ def signup(request: HttpRequest) -> HttpResponse:
     next_url = _safe_next(request)
     if request.user.is_authenticated:
         return redirect(next_url or "clubs:list")
+    return signup_page(request, next_url=next_url)
+
+
+def signup_page(request: HttpRequest, *, template_name: str = "accounts/signup.html", context: dict | None = None,
+                next_url: str = "", created: Callable[[object], str | None] | None = None) -> HttpResponse:
+    """The sign-up form, rate-limited, for this view and for the pages that sign up for something
+    more (an invite: apps.clubs). On a valid POST the account is made and ``created(user)`` runs in
+    the same transaction (a ValidationError from it undoes the account and is shown on the form);
+    the new user is signed in and sent where ``created`` says, else to ``next_url``."""
+    context = {"next": next_url, **(context or {})}
     if request.method == "POST" and (over := _over_rate(request, "signup")):
-        return _throttled(render(request, "accounts/signup.html",
-                                 {"form": SignUpForm(), "next": next_url, "throttled": over[0]}), over)
+        return _throttled(render(request, template_name, {**context, "form": SignUpForm(), "throttled": over[0]}),
+                          over)
     form = SignUpForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
-        user = form.save()
-        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-        messages.success(request, _("Welcome, %(name)s!") % {"name": user.name})
-        return redirect(next_url or "clubs:list")
-    return render(request, "accounts/signup.html", {"form": form, "next": next_url})
+        try:
+            with transaction.atomic():
+                user = form.save()
+                target = created(user) if created else None
+        except ValidationError as exc:
+            form.add_error(None, exc)
+        else:
+            login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+            messages.success(request, _("Welcome, %(name)s!") % {"name": user.name})
+            return redirect(target or next_url or "clubs:list")
+    return render(request, template_name, {**context, "form": form})
 
 
 class PasswordChangeView(auth_views.PasswordChangeView):

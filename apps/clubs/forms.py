@@ -7,7 +7,7 @@ from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
 from . import rules_text
-from .models import Club, FeePayer, RuleTemplate
+from .models import Club, FeePayer, Invite, RuleTemplate
 
 
 def preset_choices() -> list[tuple[str, str]]:
@@ -34,6 +34,30 @@ class InviteForm(forms.Form):
     max_uses = forms.IntegerField(
         label=_("Maximum uses"), required=False, min_value=1, help_text=_("Empty: unlimited.")
     )
+
+
+class InviteCodeForm(forms.Form):
+    """An invite code typed by hand (a friend read it out), or its whole link pasted: the code's
+    invite if it is there and still usable (``cleaned_data["code"]``), else a reason to show."""
+
+    code = forms.CharField(label=_("Invite code"), max_length=200,
+                           widget=forms.TextInput(attrs={"autocomplete": "off", "autocapitalize": "characters",
+                                                         "spellcheck": "false", "placeholder": "ABCD2345"}))
+
+    def clean_code(self) -> Invite:
+        raw = self.cleaned_data["code"]
+        if "/join/" in raw:  # a pasted link: its code is what follows /join/
+            raw = raw.split("/join/", 1)[1].split("/", 1)[0]
+        code = "".join(raw.split()).replace("-", "").upper()
+        invite = Invite.objects.filter(code=code).first() if code and len(code) <= 16 else None
+        if invite is None:
+            raise ValidationError(_("There is no invite with this code. Check it with the friend who gave it."))
+        if invite.status == "used_up":
+            raise ValidationError(
+                _("This invite has been used as many times as it allows. Ask the club for a new one."))
+        if not invite.is_usable():
+            raise ValidationError(_("This invite has expired or was revoked. Ask the club for a new one."))
+        return invite
 
 
 def option_field_name(preset: str, option: str) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.db.models import QuerySet
+from django.db.models import Case, IntegerField, Q, QuerySet, Value, When
 
 from .models import AuditLog, Ban, Club, Invite, JoinRequest, JoinStatus, Membership, Role, RuleTemplate
 
@@ -36,6 +36,22 @@ def club_members(*, club: Club) -> list[Membership]:
     order = {Role.OWNER: 0, Role.ADMIN: 1, Role.MEMBER: 2}
     members = list(Membership.objects.filter(club=club).select_related("user"))
     return sorted(members, key=lambda m: (order.get(m.role, 9), m.joined_at, m.id))
+
+
+MEMBER_PAGE = 30  # members per (keyset) page of the club page's list
+MEMBER_ORDER = [("role_rank", False), ("id", False)]  # owner, admins, members; then who joined first
+
+
+def club_member_search(*, club: Club, query: str = "") -> QuerySet[Membership]:
+    """The club's members whose username or display name contains ``query`` (any case), with
+    their users, ready for ``paging.keyset_page(keys=MEMBER_ORDER)``: one query a page."""
+    members = Membership.objects.filter(club=club).select_related("user").annotate(
+        role_rank=Case(When(role=Role.OWNER, then=Value(0)), When(role=Role.ADMIN, then=Value(1)),
+                       default=Value(2), output_field=IntegerField()))
+    query = query.strip()
+    if query:
+        members = members.filter(Q(user__username__icontains=query) | Q(user__display_name__icontains=query))
+    return members
 
 
 def club_templates(*, club: Club) -> QuerySet[RuleTemplate]:

@@ -8,6 +8,7 @@ urlpatterns = [
     path("", views.club_list, name="list"),
     path("new/", views.club_create, name="create"),
     path("join/<str:code>/", views.club_join, name="join"),
+    path("join/<str:code>/signup/", views.club_join_signup, name="join_signup"),
     path("<int:club_id>/", views.club_detail, name="detail"),
     path("<int:club_id>/leave/", views.club_leave, name="leave"),
     path("<int:club_id>/audit/", views.audit_log, name="audit"),

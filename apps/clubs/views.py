@@ -1,4 +1,5 @@
-"""Club pages for members: list, create, join by invite, club page, leave, audit log.
+"""Club pages for members: list (with the invite-code box), create, join by invite (or sign up
+and join in one step), club page (its member list searched and paged), leave, audit log.
 
 Access: anonymous -> login; not a member -> 404 (the club's existence is not revealed);
 a role that may not -> 403. Management pages live in views_manage.py.
@@ -16,9 +17,11 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from apps.accounts.views import signup_page
+
 from . import access, audit, selectors, services
 from .access import club_access, member_access
-from .forms import ClubForm
+from .forms import ClubForm, InviteCodeForm
 from .models import Club, Invite, JoinStatus
 from .paging import keyset_page
 
@@ -32,12 +35,19 @@ def flash_error(request: HttpRequest, exc: ValidationError) -> None:
 
 @login_required
 def club_list(request: HttpRequest) -> HttpResponse:
+    """My clubs, my join requests, and the box to type an invite code a friend told (``?code=``):
+    a usable code goes on to its invite page (the same as the link); a wrong or spent one is said
+    here, in the box, and changes nothing."""
+    form = InviteCodeForm(request.GET if "code" in request.GET else None)
+    if form.is_bound and form.is_valid():
+        return redirect("clubs:join", code=form.cleaned_data["code"].code)
     return render(
         request,
         "clubs/list.html",
         {
             "memberships": selectors.memberships_for_user(user=request.user),
             "join_requests": selectors.join_requests_for_user(user=request.user)[:20],
+            "code_form": form,
         },
     )
 
@@ -58,10 +68,17 @@ def club_create(request: HttpRequest) -> HttpResponse:
 @login_required
 def club_detail(request: HttpRequest, club_id: int) -> HttpResponse:
     club, membership = club_access(request, club_id)
-    members = selectors.club_members(club=club)
+    query = request.GET.get("q", "").strip()[:40]
+    found = selectors.club_member_search(club=club, query=query)
+    page = keyset_page(found, keys=selectors.MEMBER_ORDER, size=selectors.MEMBER_PAGE, params=request.GET)
+    members = page.object_list
     context = {
         "club": club,
         "membership": membership,
+        "member_query": query,
+        "member_page": page,
+        "member_total": club.memberships.count(),
+        "member_found": found.count() if query else None,
         "members": [
             {
                 "m": m,
@@ -125,6 +142,29 @@ def club_join(request: HttpRequest, code: str) -> HttpResponse:
         return redirect("clubs:list")
     status = 200 if state in ("open", "pending") else 410 if state == "expired" else 403
     return render(request, "clubs/join.html", {**context, "state": state}, status=status)
+
+
+def club_join_signup(request: HttpRequest, code: str) -> HttpResponse:
+    """注册并加入 of an invite, in one step: the sign-up form, and with the new account the join
+    request (every join is approved by an owner or admin), in one transaction; then the new
+    member's clubs page, where the request waits. A signed-in visitor is sent to the invite."""
+    invite = Invite.objects.select_related("club", "created_by").filter(code=code.upper()).first()
+    if invite is None:
+        return render(request, "clubs/join.html", {"state": "invalid"}, status=404)
+    if request.user.is_authenticated:
+        return redirect("clubs:join", code=invite.code)
+    context = {"club": invite.club, "invite": invite, "inviter": invite.created_by}
+    if not invite.is_usable():
+        return render(request, "clubs/join.html", {**context, "state": "expired"}, status=410)
+
+    def created(user) -> str:
+        services.join_request_create(invite=invite, user=user)
+        messages.success(request, _("Your request to join %(club)s was sent. The club admins will answer it.")
+                         % {"club": invite.club.name})
+        return reverse("clubs:list")
+
+    return signup_page(request, template_name="clubs/join_signup.html",
+                       context={**context, "join_url": reverse("clubs:join", args=[invite.code])}, created=created)
 
 
 @login_required

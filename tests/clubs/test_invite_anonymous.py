@@ -32,27 +32,24 @@ def test_anonymous_sees_club_and_inviter_and_both_ways_in(client, world):
     assert world.club.name in html and "老王 邀请你加入这个俱乐部" in html
     links = _links(html)
     target = reverse("clubs:join", args=[world.invite.code])  # the canonical (upper-case) link
-    assert links["注册并加入"] == f"{reverse('accounts:signup')}?next={target}"
+    assert links["注册并加入"] == reverse("clubs:join_signup", args=[world.invite.code])  # one step (#46)
     assert links["已有账号，登录"] == f"{reverse('accounts:login')}?next={target}"
     assert 'id="id_password"' not in html  # not the bare login form of before
     assert not JoinRequest.objects.filter(club=world.club).exclude(pk=world.join_request.pk).exists()
 
 
-def test_sign_up_from_an_invite_comes_back_and_one_tap_sends_the_request(client, world):
+def test_sign_up_from_an_invite_sends_the_request_in_the_same_step(client, world):
+    """Issue #46: 注册并加入 makes the account and the join request at once (no second tap)."""
     url = reverse("clubs:join", args=[world.invite.code])
     signup = _links(client.get(url).content.decode())["注册并加入"]
-    form = client.get(signup).content.decode()
-    assert f'name="next" value="{url}"' in form
-    response = client.post(reverse("accounts:signup"), {
-        "username": "newbie", "display_name": "新人", "password1": PASSWORD, "password2": PASSWORD,
-        "next": url})
-    assert response.status_code == 302 and response["Location"] == url
-    back = client.get(url)
-    assert back.status_code == 200 and "申请加入" in back.content.decode()
-    assert client.post(url)["Location"] == reverse("clubs:list")
+    assert world.club.name in client.get(signup).content.decode()
+    response = client.post(signup, {
+        "username": "newbie", "display_name": "新人", "password1": PASSWORD, "password2": PASSWORD})
+    assert response.status_code == 302 and response["Location"] == reverse("clubs:list")
     newbie = User.objects.get(username="newbie")
     assert JoinRequest.objects.get(club=world.club, user=newbie).status == JoinStatus.PENDING
     assert not Membership.objects.filter(club=world.club, user=newbie).exists()  # an admin approves
+    assert "等待" in client.get(url).content.decode()  # the invite now says the request is waiting
 
 
 def test_sign_in_from_an_invite_comes_back(client, world, make_user):
