@@ -30,12 +30,12 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
-from e2e_server import serve
-from match_night import fill_fixed_match, member, open_match_from_club, play_round
-from test_match import assert_no_overflow
-from test_table_play import CHROMIUM, LATIN_WORD, PASSWORD, WIN_SEED
 
 from tests.config.test_language_walk import ALLOWED
+from tests.e2e.e2e_server import serve
+from tests.e2e.match_night import fill_fixed_match, member, open_match_from_club, play_round
+from tests.e2e.test_match import assert_no_overflow
+from tests.e2e.test_table_play import CHROMIUM, LATIN_WORD, PASSWORD, WIN_SEED
 
 os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
 

@@ -24,7 +24,7 @@ pytestmark = [
 
 def test_points_chart_has_axes_dates_and_values_on_hover(browser, live_server, transactional_db, make_user, make_club):
     from apps.clubs.models import RuleTemplate
-    from tests.tables.tables_helpers import open_and_play_hand
+    from tests.tables.helpers import open_and_play_hand
 
     users = [make_user(f"lb{i}", password=PASSWORD, display_name=f"牌友{i}") for i in range(3)]
     club = make_club("排行俱乐部", owner=users[0], members=users[1:])

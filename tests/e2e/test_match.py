@@ -14,8 +14,9 @@ import time
 from pathlib import Path
 
 import pytest
-from e2e_server import serve
-from test_table_play import CHROMIUM, LATIN_WORD, PASSWORD, WIN_SEED, sign_in, step
+
+from tests.e2e.e2e_server import serve
+from tests.e2e.test_table_play import CHROMIUM, LATIN_WORD, PASSWORD, WIN_SEED, sign_in, step
 
 os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
 

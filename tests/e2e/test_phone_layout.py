@@ -19,9 +19,10 @@ import re
 from pathlib import Path
 
 import pytest
-import test_table_play as table_play
-from e2e_server import serve
-from phone_seed import PASSWORD
+
+from tests.e2e import test_table_play as table_play
+from tests.e2e.e2e_server import serve
+from tests.e2e.phone_seed import PASSWORD
 
 CHROMIUM = "/usr/bin/chromium"
 OUT = Path(__file__).resolve().parents[2] / "test-output"

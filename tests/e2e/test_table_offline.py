@@ -19,12 +19,13 @@ import time
 from pathlib import Path
 
 import pytest
-from e2e_server import serve
+
+from tests.e2e.e2e_server import serve
 
 os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
 
-from test_table_play import CHROMIUM, PASSWORD, sign_in  # noqa: E402
-from test_table_screen import open_practice, socket_log  # noqa: E402
+from tests.e2e.test_table_play import CHROMIUM, PASSWORD, sign_in  # noqa: E402
+from tests.e2e.test_table_screen import open_practice, socket_log  # noqa: E402
 
 pytestmark = [
     pytest.mark.e2e,

@@ -16,7 +16,8 @@ import time
 from pathlib import Path
 
 import pytest
-from e2e_server import serve
+
+from tests.e2e.e2e_server import serve
 
 os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
 

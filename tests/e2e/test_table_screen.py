@@ -13,12 +13,14 @@ import time
 from pathlib import Path
 
 import pytest
-from e2e_server import serve
+
+from tests.e2e.e2e_server import serve
 
 os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
 
 from playwright.sync_api import TimeoutError as PlaywrightTimeout  # noqa: E402
-from test_table_play import CHROMIUM, PASSWORD, sign_in, step  # noqa: E402
+
+from tests.e2e.test_table_play import CHROMIUM, PASSWORD, sign_in, step  # noqa: E402
 
 pytestmark = [
     pytest.mark.e2e,

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from hand_support import act, cards, hand_from, wires
-
 from apps.engine.actions import Action
 from apps.engine.cards import counts_of
 from apps.engine.chi import chi_options
+from tests.engine.hand_support import act, cards, hand_from, wires
 
 
 def options(hand: str, card: str) -> list[list[list[str]]]:

@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 
 import pytest
-from hand_support import act, cards, force_wins, hand_from, pass_all, types_of
 
 from apps.engine.actions import Action, IllegalAction
 from apps.engine.groups import Group
 from apps.engine.hand import Hand
 from apps.engine.rules import resolve_ruleset
+from tests.engine.hand_support import act, cards, force_wins, hand_from, pass_all, types_of
 
 S3 = cards("s3")[0]
 

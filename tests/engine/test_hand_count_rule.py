@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hand_support import act, hand_from, pass_all
+from tests.engine.hand_support import act, hand_from, pass_all
 
 
 def test_s5_6_first_ti_is_followed_by_a_discard():

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from hand_support import act, cards, hand_from, types_of, wires
-
 from apps.engine.cards import full_deck
 from apps.engine.hand import Hand
 from apps.engine.rules import resolve_ruleset
 from apps.engine.shuffle import deck_from_seed
+from tests.engine.hand_support import act, cards, hand_from, types_of, wires
 
 
 def test_s11_7_blocks_of_20_from_the_dealer_then_reveal_then_stock():

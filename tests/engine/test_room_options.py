@@ -11,7 +11,6 @@ import random
 from pathlib import Path
 
 import pytest
-from hand_support import act, cards, make_deck, pass_all, types_of, wires
 
 from apps.engine.actions import Action, IllegalAction
 from apps.engine.cards import RED, card_name, parse_card
@@ -26,6 +25,7 @@ from apps.engine.scoring import can_win, score_win
 from apps.engine.settlement import capped, escape_penalty, escape_split, settle, settle_amounts
 from apps.engine.shuffle import deck_from_seed
 from apps.engine.simulate import hand_seed, simulate
+from tests.engine.hand_support import act, cards, make_deck, pass_all, types_of, wires
 
 RECORDS = Path(__file__).parent / "records"
 ESCAPE = {"type": "escape"}

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from hand_support import act, cards, force_wins, hand_from, lay, pass_all, types_of, wires
-
 from apps.engine.groups import Group
+from tests.engine.hand_support import act, cards, force_wins, hand_from, lay, pass_all, types_of, wires
 
 S3, S6 = cards("s3 s6")
 

@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
-from scoring_helpers import kinds, names, score
 
 from apps.engine import replay, settle
+from tests.engine.scoring_helpers import kinds, names, score
 
 RECORDS = Path(__file__).parent / "records"
 

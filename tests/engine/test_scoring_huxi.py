@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from scoring_helpers import cards, score
 
 from apps.engine.groups import Group
 from apps.engine.huxi import group_huxi
 from apps.engine.rules import PRESETS, resolve_ruleset
 from apps.engine.scoring import tun_of
+from tests.engine.scoring_helpers import cards, score
 
 
 def _g(kind: str, text: str) -> Group:

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from scoring_helpers import names, score
 
 from apps.engine.mingtang import MingtangContext, bonuses_of, mingtang_of
 from apps.engine.rules import resolve_ruleset
+from tests.engine.scoring_helpers import names, score
 
 
 def mt(preset: str, red: int = 5, big: int = 10, small: int = 11, options: dict | None = None, **kw):

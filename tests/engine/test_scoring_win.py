@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from scoring_helpers import kinds, names, score
+from tests.engine.scoring_helpers import kinds, names, score
 
 BASE = ("pao s9 s9 s9 s9", "peng b3 b3 b3", "chi s4 s5 s6")
 

@@ -6,12 +6,11 @@ import hashlib
 import json
 import random
 
-from hand_support import act, hand_from, pass_all
-
 from apps.engine.actions import Action
 from apps.engine.events import AUDIT
 from apps.engine.hand import Hand
 from apps.engine.rules import PRESET_PLAYERS, PRESETS, resolve_ruleset
+from tests.engine.hand_support import act, hand_from, pass_all
 
 
 def test_deal_event_shows_each_seat_only_its_own_hand():

@@ -7,10 +7,10 @@ from datetime import timedelta
 import pytest
 from django.urls import reverse
 from django.utils import timezone
-from test_views_world import build_world, form_data
 
 from apps.clubs.models import AuditLog
 from apps.matches.models import Match, MatchState
+from tests.matches.test_views_world import build_world, form_data
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""Every match view against every kind of visitor (as tests/clubs/test_clubs_authz.py does).
+"""Every match view against every kind of visitor (as tests/clubs/test_authz.py does).
 
 Expected: 200 page, 302 done (redirect), 403 role too low, 404 not visible, "login" = sign in.
 "other_admin" is an admin of another club: this club's matches do not exist for him.
@@ -13,10 +13,10 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
-from test_views_world import ROLES, build_world, form_data
 
 from apps.clubs.models import AuditLog
 from apps.matches.models import Entrant, Match, MatchState, NeverTogether
+from tests.matches.test_views_world import ROLES, build_world, form_data
 
 
 @pytest.fixture
@@ -217,9 +217,8 @@ def test_staff_sees_the_match_but_cannot_register(client, world):
 
 
 def _running_match(n, make_user, make_club):
-    from test_views_world import match_fields, template_for
-
     from apps.matches import services
+    from tests.matches.test_views_world import match_fields, template_for
 
     owner = make_user(f"own{n}")
     players = [make_user(f"p{n}_{i}", display_name=f"选手{i}") for i in range(n)]

@@ -13,7 +13,7 @@ from apps.clubs.models import AuditLog
 from apps.replays.access import VIEW_ACTION
 from apps.replays.models import ShareCode
 from apps.tables.models import Hand
-from tests.replays.replay_app_helpers import build_world, deal_next, deterministic_seeds
+from tests.replays.helpers import build_world, deal_next, deterministic_seeds
 
 ROUTES = ("replays:hand", "replays:frames", "replays:export")
 ALLOWED = ("p0", "p1", "p2", "owner", "admin", "staff")

@@ -11,7 +11,7 @@ from django.core.cache import cache
 from django.urls import reverse
 
 from apps.replays.models import ShareCode
-from tests.replays.replay_app_helpers import build_world, deterministic_seeds
+from tests.replays.helpers import build_world, deterministic_seeds
 
 
 @pytest.fixture(autouse=True)

@@ -14,8 +14,8 @@ from django.urls import reverse
 
 from apps.replays.selectors import annotate_frames
 from apps.tables.models import Hand, TableEvent
-from tests.replays.replay_app_helpers import build_world, deterministic_seeds
-from tests.tables.tables_helpers import play_hand_via_services, ready_all
+from tests.replays.helpers import build_world, deterministic_seeds
+from tests.tables.helpers import play_hand_via_services, ready_all
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from apps.replays import services
 from apps.replays.models import CODE_ALPHABET, CODE_LENGTH, ShareCode
-from tests.replays.replay_app_helpers import build_world, deterministic_seeds
+from tests.replays.helpers import build_world, deterministic_seeds
 
 
 @pytest.fixture(autouse=True)

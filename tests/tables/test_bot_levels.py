@@ -8,13 +8,13 @@ import random
 import pytest
 from django.db import IntegrityError, transaction
 from django.urls import reverse
-from tables_helpers import play_hand_via_services
 
 from apps.engine.bots import LEVELS
 from apps.engine.search_bot import Budget
 from apps.tables import engine_io, services
 from apps.tables.context import TableError
 from apps.tables.models import TUOGUAN_LEVEL, BotLevel, Seat, Table, TableEvent
+from tests.tables.helpers import play_hand_via_services
 
 
 def test_the_platform_levels_are_the_engines():
