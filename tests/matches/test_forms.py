@@ -10,12 +10,7 @@ from django.utils import timezone
 
 from apps.clubs.models import AuditLog
 from apps.matches.models import Match, MatchState
-from tests.matches.test_views_world import build_world, form_data
-
-
-@pytest.fixture
-def world(make_user, make_club):
-    return build_world(make_user, make_club)
+from tests.matches.world import form_data
 
 
 def _post(client, world, **overrides):

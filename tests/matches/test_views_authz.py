@@ -16,12 +16,7 @@ from django.utils import timezone
 
 from apps.clubs.models import AuditLog
 from apps.matches.models import Entrant, Match, MatchState, NeverTogether
-from tests.matches.test_views_world import ROLES, build_world, form_data
-
-
-@pytest.fixture
-def world(make_user, make_club):
-    return build_world(make_user, make_club)
+from tests.matches.world import ROLES, form_data
 
 
 def _expect(anonymous, outsider, member, admin, owner, staff, other_admin):
@@ -218,7 +213,7 @@ def test_staff_sees_the_match_but_cannot_register(client, world):
 
 def _running_match(n, make_user, make_club):
     from apps.matches import services
-    from tests.matches.test_views_world import match_fields, template_for
+    from tests.matches.world import match_fields, template_for
 
     owner = make_user(f"own{n}")
     players = [make_user(f"p{n}_{i}", display_name=f"选手{i}") for i in range(n)]

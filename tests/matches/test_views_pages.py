@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 from datetime import timedelta
 
-import pytest
 from django.urls import reverse
 from django.utils import timezone
 
@@ -13,12 +12,7 @@ from apps.clubs.models import AuditLog
 from apps.ledgers.models import Account
 from apps.matches import services
 from apps.matches.models import Entrant, EntrantStatus, Match, MatchState
-from tests.matches.test_views_world import build_world, fund, match_fields
-
-
-@pytest.fixture
-def world(make_user, make_club):
-    return build_world(make_user, make_club)
+from tests.matches.world import fund, match_fields
 
 
 def balance(club, user) -> int:
@@ -312,7 +306,7 @@ def test_manual_reseat_from_the_console_moves_a_player_and_is_audited(client, ma
     from apps.tables import play, unit
     from apps.tables.models import Seat, Table
     from apps.tables.services import seat_set_tuoguan
-    from tests.matches.test_views_world import template_for
+    from tests.matches.world import template_for
 
     owner = make_user("r_owner")
     players = [make_user(f"r_p{i}", display_name=f"选手{i}") for i in range(6)]

@@ -66,3 +66,12 @@ def play_table(replay_club, seat_players):
 
     return _play
 
+
+@pytest.fixture
+def world(make_user, monkeypatch, request):
+    """The replay app's world (tests/replays/helpers.py): a club with every role around one table
+    whose first hand has ended, dealt from seeds of the test's id."""
+    from tests.replays.helpers import build_world, deterministic_seeds
+
+    deterministic_seeds(monkeypatch, request.node.nodeid)
+    return build_world(make_user)

@@ -69,3 +69,15 @@ def fixed_deals(monkeypatch):
                             lambda: hashlib.sha256(f"{label}:{next(counter)}".encode()).digest())
 
     return _fix
+
+
+@pytest.fixture
+def captured(monkeypatch):
+    """Every group message the tables send (``outbox.send_group``), as the JSON a socket would read."""
+    import json
+
+    from apps.tables import outbox
+
+    sent: list[dict] = []
+    monkeypatch.setattr(outbox, "send_group", lambda group, message: sent.append(json.loads(json.dumps(message))))
+    return sent

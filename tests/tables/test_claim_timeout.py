@@ -10,17 +10,10 @@ from datetime import timedelta
 
 import pytest
 
-from apps.tables import engine_io, outbox, play
+from apps.tables import engine_io, play
 from apps.tables.models import Seat
 from apps.tables.outbox import view_seq
 from tests.tables.helpers import current, ready_all
-
-
-@pytest.fixture
-def captured(monkeypatch):
-    sent: list[dict] = []
-    monkeypatch.setattr(outbox, "send_group", lambda group, message: sent.append(json.loads(json.dumps(message))))
-    return sent
 
 
 @pytest.mark.django_db

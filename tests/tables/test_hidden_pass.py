@@ -18,13 +18,6 @@ from apps.tables.outbox import view_seq
 from tests.tables.helpers import current, ready_all
 
 
-@pytest.fixture
-def captured(monkeypatch):
-    sent: list[dict] = []
-    monkeypatch.setattr(outbox, "send_group", lambda group, message: sent.append(json.loads(json.dumps(message))))
-    return sent
-
-
 def _play(full_table, players, captured, rng, django_capture_on_commit_callbacks):
     """Play one hand with random bot choices; returns (seat, action, message) per move."""
     moves = []

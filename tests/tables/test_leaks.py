@@ -34,13 +34,6 @@ def cards_in(obj) -> list[str]:
 
 
 
-@pytest.fixture
-def captured(monkeypatch):
-    sent: list[dict] = []
-    monkeypatch.setattr(outbox, "send_group", lambda group, message: sent.append(json.loads(json.dumps(message))))
-    return sent
-
-
 
 
 @pytest.mark.django_db

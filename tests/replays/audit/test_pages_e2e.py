@@ -21,14 +21,10 @@ from tests.replays.audit.helpers import TableWriter, days_ago, feeder, honest, t
 
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
-CHROMIUM = "/usr/bin/chromium"
 OUT = Path(__file__).resolve().parents[3] / "test-output"
 PASSWORD = "Paohuzi-e2e-2024"
 
-pytestmark = [
-    pytest.mark.e2e,
-    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"Debian chromium not found at {CHROMIUM}"),
-]
+pytestmark = pytest.mark.e2e
 
 
 def new_page(browser, width=390, height=844):

@@ -1,7 +1,7 @@
-"""A small world for the match page tests (no tests here): club A with every role, a match taking
-entries, a draft match, and club B next door with its own admin, template and match.
+"""A small world for the match page tests: club A with every role, a match taking entries, a
+draft match, and club B next door with its own admin, template and match.
 
-Used by test_views_authz.py, test_views_pages.py and test_forms.py through ``build_world``.
+The ``world`` fixture (tests/matches/conftest.py) builds it for test_views_authz.py, test_views_pages.py and test_forms.py.
 """
 
 from __future__ import annotations
