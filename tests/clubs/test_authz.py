@@ -10,6 +10,7 @@ import pytest
 from django.urls import reverse
 
 from apps.clubs.models import Ban, Invite, JoinRequest, JoinStatus, Membership, Role, RuleTemplate
+from tests.view_matrix import check_response, client_for, matrix_cases
 
 ROLES = ["anonymous", "outsider", "member", "admin", "owner", "staff"]
 
@@ -186,35 +187,14 @@ VIEWS = [
 ]
 
 
-def _client_for(client, world, role):
-    user = world.user_for(role)
-    if user is not None:
-        client.force_login(user)
-    return client
-
-
-def _check(response, expected):
-    if expected == "login":
-        assert response.status_code == 302
-        assert response["Location"].startswith(reverse("accounts:login"))
-    else:
-        assert response.status_code == expected, response.content[:300]
-        if expected == 302:
-            assert not response["Location"].startswith(reverse("accounts:login"))
-
-
-CASES = [
-    pytest.param(name, method, url, data, role, expected[role], id=f"{name}-{role}")
-    for name, method, url, data, expected in VIEWS
-    for role in ROLES
-]
+CASES = matrix_cases(VIEWS, ROLES)
 
 
 @pytest.mark.parametrize(("name", "method", "url", "data", "role", "expected"), CASES)
 def test_view_matrix(client, world, name, method, url, data, role, expected):
-    client = _client_for(client, world, role)
+    client = client_for(client, world, role)
     response = getattr(client, method)(url(world), data or {})
-    _check(response, expected)
+    check_response(response, expected)
 
 
 STATE = {
@@ -245,7 +225,7 @@ STATE_CASES = [
 
 @pytest.mark.parametrize(("name", "url", "data", "role", "allowed"), STATE_CASES)
 def test_state_changes_only_when_allowed(client, world, name, url, data, role, allowed):
-    client = _client_for(client, world, role)
+    client = client_for(client, world, role)
     client.post(url(world), data or {})
     assert STATE[name](world) is allowed
 

@@ -210,7 +210,7 @@ def test_template_crud_and_ruleset(make_club, make_user):
         ({"turn_seconds": 3}, "turn_seconds", ""),
         ({"piao_choices": [1, "a"]}, "piao_choices", ""),
         ({"piao_choices": [1, 2]}, "piao_choices", "piao"),  # full has no piao
-        ({"fee": -1}, "fee", ""),  # the message itself: test_clubs_pages
+        ({"fee": -1}, "fee", ""),  # the message itself: tests/clubs/test_pages.py
         ({"fee": "2"}, "fee", ""),
         ({"fee": True}, "fee", ""),
         ({"fee": 10**10}, "fee", ""),

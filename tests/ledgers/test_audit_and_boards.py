@@ -47,7 +47,7 @@ def test_unbalanced_transaction_fails(people, accounts, capsys):
     from django.db import connection
 
     if connection.vendor == "postgresql":
-        pytest.skip("the deferred constraint trigger refuses to commit it (tested in test_ledger_posting)")
+        pytest.skip("the deferred constraint trigger refuses to commit it (tested in tests/ledgers/test_posting.py)")
     txn = Transaction.objects.create(club=people["club"], kind="adjustment", idempotency_key="raw")
     Entry.objects.create(transaction=txn, account=accounts["member"], amount=3, kind="adjustment")
     Account.objects.filter(pk=accounts["member"].pk).update(balance=3)

@@ -1,15 +1,4 @@
-"""RULES.md §5.3 "What the others learn": a viewer's copy of the hand is numbered by his own events.
-
-Over thousands of seeded bot hands in every preset and player count (4 players in both modes):
-
-- for every viewer (each seat and the spectator) the ``seq`` of his redacted events runs 1, 2, 3 …
-  with no gap, and his view's ``seq`` is always the number of the last event he was given;
-- at every claim window, for each claimant ``s``: the hand where ``s`` holds his option and passes
-  first, and the same hand where ``s`` holds no option at all, give every other viewer byte-identical
-  messages (the events of each step and the view after it) up to the next event he may see; when
-  the pass made no card 臭 for ``s`` (§7) the two hands are then the same, and the whole message
-  that carries that event is identical too.
-"""
+"""RULES.md §5.3: Claim resolution."""
 
 from __future__ import annotations
 
@@ -24,6 +13,8 @@ from apps.engine.events import AUDIT
 from apps.engine.hand import Action, Hand
 from apps.engine.rules import resolve_ruleset
 from apps.engine.simulate import configurations, hand_seed
+from tests.engine.hand_support import act, force_wins, hand_from, pass_all, types_of
+from tests.engine.rules.support import S3
 
 PASS_ACTION = Action("pass")
 
@@ -44,6 +35,8 @@ def _configs():
 
 
 CONFIGS = _configs()
+
+
 IDS = [
     f"{rs.preset}-{rs.players}{'-' + rs.four_player_mode if rs.players == 4 else ''}"
     f"{'-bottom' if rs.bottom_shown else ''}{'-escape' if rs.escape_penalty else ''}"
@@ -64,34 +57,6 @@ def _message(hand: Hand, new, viewer) -> tuple[str, str]:
     """What ``viewer`` is given after a step: his copies of the step's events, and his view."""
     events = [w for ev in new if (w := ev.for_viewer(viewer)) is not None]
     return _dump(events), _dump(hand.view(viewer))
-
-
-@pytest.mark.parametrize("rs", CONFIGS, ids=IDS)
-def test_s5_3_every_viewer_numbering_is_contiguous(rs):
-    """§5.3: each viewer's events are numbered 1..n with no gap; his view's seq is his last number."""
-    hands = 150
-    passes_hidden = 0
-    for i in range(hands):
-        seed = hand_seed(f"numbering-{rs.preset}-{rs.players}-{rs.four_player_mode}", i)
-        rng = random.Random(seed)
-        hand = Hand(rs, dealer=rng.randrange(rs.players), seed=seed)
-        viewers = _viewers(hand)
-        last = dict.fromkeys(viewers, 0)
-        new = list(hand.events)
-        while True:
-            views = hand.views(viewers)
-            for viewer, view in zip(viewers, views, strict=True):
-                got = [w["seq"] for ev in new if (w := ev.for_viewer(viewer)) is not None]
-                assert got == list(range(last[viewer] + 1, last[viewer] + 1 + len(got))), (seed.hex(), viewer)
-                last[viewer] += len(got)
-                assert view["seq"] == last[viewer], (seed.hex(), viewer)
-            if hand.finished:
-                break
-            seat = hand.to_act()[rng.randrange(len(hand.to_act()))]
-            new = hand.apply(seat, bot_choose(hand, seat, kind="random" if i % 2 else "greedy", rng=rng))
-        assert hand.view(AUDIT)["seq"] == len(hand.events)
-        passes_hidden += sum(1 for ev in hand.events if ev.type == "pass")
-    assert passes_hidden > 0  # the hands did hide passes from the other viewers
 
 
 def _without_option(hand: Hand, seat: int) -> Hand:
@@ -143,6 +108,89 @@ def _compare_window(hand: Hand, s: int, rng_seed: bytes) -> tuple[int, int]:
             assert (events_a, view_a) == (events_b, view_b), (s, v)
             whole += 1
     return len(others), whole
+
+
+def test_s5_3_hu_in_seat_order_from_the_drawer(monkeypatch):
+    force_wins(monkeypatch, {0: {"other_draw"}, 2: {"other_draw"}})
+    h = hand_from("full", ["s9", "", "s3"], "s10", "s3")
+    act(h, 0, {"type": "discard", "card": "s9"})
+    pass_all(h)
+    # Seat 1 drew s3; seats 2 then 0 may 胡 on it: seat 2 comes first.
+    assert h.pending[0] == ["hu", "pass"] and "hu" in h.pending[2]
+    act(h, 0, {"type": "hu"})
+    assert not h.finished  # seat 2 could still outrank
+    act(h, 2, {"type": "hu"})
+    assert h.result["winner"] == 2 and h.result["win_by"] == "other_draw"
+
+
+def test_s5_3_po_pao_hu_beats_a_forced_pao(monkeypatch):
+    force_wins(monkeypatch, {0: {"other_draw"}})
+    h = hand_from("full", ["s9", "", "s3 s3 s3"], "s10", "s3")
+    act(h, 0, {"type": "discard", "card": "s9"})
+    for s in h.to_act():
+        act(h, s, {"type": "pass"})
+    assert h.pending == {0: ["hu", "pass"]}  # 跑 waits for the 胡 decision
+    events = act(h, 0, {"type": "hu"})
+    assert types_of(events) == ["hu"] and h.result["winner"] == 0
+
+
+def test_s5_3_peng_executes_at_once_over_an_undecided_chi():
+    h = hand_from("full", ["s3", "s4 s5", "s3 s3"], "s9")
+    act(h, 0, {"type": "discard", "card": "s3"})
+    events = act(h, 2, {"type": "peng"})
+    assert types_of(events) == ["peng"]
+    assert S3 not in h.chou(1)  # taken by a claim that outranks his 吃
+    assert h.to_act() == [2]
+
+
+def test_s5_3_hu_outranks_a_decided_peng(monkeypatch):
+    force_wins(monkeypatch, {0: {"other_draw"}})
+    h = hand_from("full", ["s9", "", "s3 s3"], "s10", "s3")
+    act(h, 0, {"type": "discard", "card": "s9"})
+    pass_all(h)
+    assert h.pending[0] == ["hu", "pass"] and "peng" in h.pending[2]
+    assert act(h, 2, {"type": "peng"}) == []  # seat 0 could still 胡
+    events = act(h, 0, {"type": "pass"})
+    assert types_of(events) == ["pass", "peng"]
+
+
+def test_s5_3_po_pao_hu_on_a_card_the_winner_himself_would_pao(monkeypatch):
+    # §8.4: a player may win on a card he would 跑 (the 跑 waits for his decision).
+    force_wins(monkeypatch, {2: {"other_draw"}})
+    h = hand_from("full", ["s9", "", "s3 s3 s3"], "s10", "s3")
+    act(h, 0, {"type": "discard", "card": "s9"})
+    pass_all(h)
+    assert h.claim.pao_seat == 2 and h.pending == {2: ["hu", "pass"]}
+    act(h, 2, {"type": "hu"})
+    assert h.result["winner"] == 2 and h.result["win_by"] == "other_draw"
+
+
+@pytest.mark.parametrize("rs", CONFIGS, ids=IDS)
+def test_s5_3_every_viewer_numbering_is_contiguous(rs):
+    """§5.3: each viewer's events are numbered 1..n with no gap; his view's seq is his last number."""
+    hands = 150
+    passes_hidden = 0
+    for i in range(hands):
+        seed = hand_seed(f"numbering-{rs.preset}-{rs.players}-{rs.four_player_mode}", i)
+        rng = random.Random(seed)
+        hand = Hand(rs, dealer=rng.randrange(rs.players), seed=seed)
+        viewers = _viewers(hand)
+        last = dict.fromkeys(viewers, 0)
+        new = list(hand.events)
+        while True:
+            views = hand.views(viewers)
+            for viewer, view in zip(viewers, views, strict=True):
+                got = [w["seq"] for ev in new if (w := ev.for_viewer(viewer)) is not None]
+                assert got == list(range(last[viewer] + 1, last[viewer] + 1 + len(got))), (seed.hex(), viewer)
+                last[viewer] += len(got)
+                assert view["seq"] == last[viewer], (seed.hex(), viewer)
+            if hand.finished:
+                break
+            seat = hand.to_act()[rng.randrange(len(hand.to_act()))]
+            new = hand.apply(seat, bot_choose(hand, seat, kind="random" if i % 2 else "greedy", rng=rng))
+        assert hand.view(AUDIT)["seq"] == len(hand.events)
+        passes_hidden += sum(1 for ev in hand.events if ev.type == "pass")
+    assert passes_hidden > 0  # the hands did hide passes from the other viewers
 
 
 @pytest.mark.parametrize("rs", CONFIGS, ids=IDS)

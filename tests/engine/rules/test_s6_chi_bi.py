@@ -1,4 +1,4 @@
-"""吃 with compulsory 比 (RULES.md §6) and its limits (§11.4)."""
+"""RULES.md §6: 吃 (chi) and 比 (bi)."""
 
 from __future__ import annotations
 
@@ -55,11 +55,34 @@ def test_s6_distinct_by_set_of_groups():
     assert got == [[["s1", "s2", "s3"]], [["s2", "s3", "s4"]], [["s3", "s4", "s5"]]]
 
 
-def test_s11_4_chi_leaving_nothing_to_discard_is_illegal():
-    found, could_form = chi_options(tuple(counts_of(cards("s4 s5 b1 b1 b1"))), cards("s3")[0])
-    assert found == () and could_form
-
-
 def test_s6_chi_wire_order_is_normalised():
     a = Action.from_wire({"type": "chi", "groups": [["s2", "s2", "b2"], ["s3", "s2", "s1"]]})
     assert a.to_wire() == {"type": "chi", "groups": [["s1", "s2", "s3"], ["s2", "s2", "b2"]]}
+
+
+def test_s6_a_pair_of_c_with_one_copy_in_the_eating_jiao_and_one_in_a_bi():
+    # Hand s3 s3 b3 s4 s5: eat s3 as [s3 s3 b3] and 比 the other s3 as [s3 s4 s5] (or the reverse):
+    # one action, two groups.
+    h = hand_from("full", ["s3", "s3 s3 b3 s4 s5"], "s9")
+    act(h, 0, {"type": "discard", "card": "s3"})
+    chis = [a for a in wires(h.legal_actions(1)) if a["type"] == "chi"]
+    assert chis == [{"type": "chi", "groups": [["s3", "s3", "b3"], ["s3", "s4", "s5"]]}]
+
+
+def test_s6_a_pair_of_c_that_cannot_both_be_placed_may_not_eat():
+    h = hand_from("full", ["s3", "s3 s3 s4 s5"], "s9")
+    act(h, 0, {"type": "discard", "card": "s3"})
+    assert "chi" not in h.pending.get(1, []) and "peng" in h.pending[1]
+
+
+def test_s6_chi_with_bi_lays_three_groups():
+    # Hand s2 s2 s1 s3 b2 b2 s7 s10: eat s2; both remaining s2 must be 比'd.
+    h = hand_from("full", ["s2", "s2 s2 s1 s3 b2 b2 s7 s10 s9"], "s6")
+    act(h, 0, {"type": "discard", "card": "s2"})
+    chis = [a for a in h.legal_actions(1) if a.type == "chi"]
+    s2 = cards("s2")[0]
+    # Every legal 吃 lays the taken s2 and both hand copies.
+    assert chis and all(sum(g.count(s2) for g in a.groups) == 3 for a in chis)
+    three = next(a for a in chis if len(a.groups) == 3)
+    act(h, 1, wires([three])[0])
+    assert [g.kind for g in h.groups[1]] == ["chi", "chi", "chi"] and h.hands[1][s2] == 0
