@@ -6,11 +6,11 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 import pytest
-from clubs_helpers import TEMPLATE_FIELDS
 from django.utils import timezone
 
 from apps.clubs import services
 from apps.clubs.models import Ban, Club, Invite, JoinRequest, RuleTemplate
+from tests.clubs.helpers import TEMPLATE_FIELDS
 
 
 @dataclass

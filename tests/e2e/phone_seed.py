@@ -51,7 +51,7 @@ def build() -> str:
     from apps.replays import services as replay_services
     from apps.replays.audit import services as audit_services
     from apps.replays.audit.tasks import record_hand
-    from tests.replays.audit.audit_helpers import TableWriter, days_ago, feeder, honest, play_real_hand, taker
+    from tests.replays.audit.helpers import TableWriter, days_ago, feeder, honest, play_real_hand, taker
 
     users = {}
     for username, name in USERS:

@@ -30,12 +30,13 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
-from e2e_server import serve
-from match_night import fill_fixed_match, member, open_match_from_club, play_round
-from test_match import assert_no_overflow
-from test_table_play import CHROMIUM, LATIN_WORD, PASSWORD, WIN_SEED
 
 from tests.config.test_language_walk import ALLOWED
+from tests.e2e.e2e_server import serve
+from tests.e2e.match_night import fill_fixed_match, member, open_match_from_club, play_round
+from tests.e2e.seeds import club_script
+from tests.e2e.test_match import assert_no_overflow
+from tests.e2e.test_table_play import LATIN_WORD, PASSWORD, WIN_SEED
 
 os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
 
@@ -43,29 +44,14 @@ ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "test-output"
 MATCH = "周五夜赛"
 
-pytestmark = [
-    pytest.mark.e2e,
-    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"Debian chromium not found at {CHROMIUM}"),
-]
+pytestmark = pytest.mark.e2e
 
 # Short time limits so the absent player's turns time out quickly (5 s a turn, 3 s a claim).
-SEED = """
-from apps.accounts.models import User
-from apps.clubs.models import Membership, RuleTemplate
-from apps.clubs.services import club_create
-from apps.ledgers.services import adjustment_create
-PASSWORD = "__PASSWORD__"
-users = [User.objects.create_user(username=f"cn{i}", password=PASSWORD, display_name=n)
-         for i, n in enumerate(["东家", "阿华", "阿明", "小芳", "老李"])]
-club = club_create(name="周五俱乐部", owner=users[0])
-Membership.objects.create(club=club, user=users[1], role="admin")
-for u in users[2:]:
-    m = Membership.objects.create(club=club, user=u, role="member")
-    adjustment_create(club=club, member=m, amount=100, reason="开赛前上分", by=users[0])
-RuleTemplate.objects.create(club=club, name="快赛三人", preset="full", players=3, hands_per_session=1,
-                            turn_seconds=5, claim_seconds=3)
-print(club.pk)
-""".replace("__PASSWORD__", PASSWORD)
+SEED = club_script(
+    club="周五俱乐部", users=[("cn0", "东家"), ("cn1", "阿华"), ("cn2", "阿明"), ("cn3", "小芳"), ("cn4", "老李")],
+    password=PASSWORD, admins=[1], members=[2, 3, 4], credit=100, credit_reason="开赛前上分",
+    templates=[dict(name="快赛三人", preset="full", players=3, hands_per_session=1, turn_seconds=5, claim_seconds=3)],
+)
 
 # The clock "jumps" (the test cannot wait ten minutes): only the match's times move.
 OPEN_CHECKIN = f"""

@@ -15,14 +15,10 @@ import pytest
 # Playwright's sync API runs an event loop in this thread; Django's ORM refuses that by default.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
-CHROMIUM = "/usr/bin/chromium"
 OUT = Path(__file__).resolve().parents[2] / "test-output"
 PASSWORD = "Paohuzi-e2e-2024"
 
-pytestmark = [
-    pytest.mark.e2e,
-    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"Debian chromium not found at {CHROMIUM}"),
-]
+pytestmark = pytest.mark.e2e
 
 
 @pytest.fixture

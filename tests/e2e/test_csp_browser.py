@@ -9,7 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from e2e_server import serve
+
+from tests.e2e.e2e_server import serve
 
 pytestmark = pytest.mark.e2e
 PASSWORD = "Xk7-paohuzi-pass"

@@ -12,19 +12,15 @@ import pytest
 
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
-CHROMIUM = "/usr/bin/chromium"
 OUT = Path(__file__).resolve().parents[2] / "test-output"
 PASSWORD = "Paohuzi-e2e-2024"
 
-pytestmark = [
-    pytest.mark.e2e,
-    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"Debian chromium not found at {CHROMIUM}"),
-]
+pytestmark = pytest.mark.e2e
 
 
 def test_points_chart_has_axes_dates_and_values_on_hover(browser, live_server, transactional_db, make_user, make_club):
     from apps.clubs.models import RuleTemplate
-    from tests.tables.tables_helpers import open_and_play_hand
+    from tests.tables.helpers import open_and_play_hand
 
     users = [make_user(f"lb{i}", password=PASSWORD, display_name=f"牌友{i}") for i in range(3)]
     club = make_club("排行俱乐部", owner=users[0], members=users[1:])

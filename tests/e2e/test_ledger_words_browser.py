@@ -14,14 +14,10 @@ import pytest
 
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
-CHROMIUM = "/usr/bin/chromium"
 OUT = Path(__file__).resolve().parents[2] / "test-output"
 PASSWORD = "Paohuzi-e2e-2024"
 
-pytestmark = [
-    pytest.mark.e2e,
-    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"Debian chromium not found at {CHROMIUM}"),
-]
+pytestmark = pytest.mark.e2e
 
 
 def _sign_in(browser, base, username, viewport):
@@ -47,7 +43,7 @@ def test_ledger_lines_and_audit_log_read_as_words(browser, live_server, transact
     from apps.ledgers.services import adjustment_create
     from apps.matches import services as matches
     from apps.replays.audit import services as disputes
-    from tests.tables.tables_helpers import open_and_play_hand
+    from tests.tables.helpers import open_and_play_hand
 
     owner = make_user("lw_owner", password=PASSWORD, display_name="老王")
     players = [make_user(f"lw_p{i}", password=PASSWORD, display_name=n) for i, n in enumerate(["阿明", "阿强"])]

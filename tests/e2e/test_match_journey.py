@@ -22,38 +22,26 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
-from e2e_server import serve
-from match_night import fill_fixed_match, member, open_match_from_club, play_round
-from test_match import assert_no_overflow
-from test_table_play import CHROMIUM, PASSWORD, WIN_SEED
+
+from tests.e2e.e2e_server import serve
+from tests.e2e.match_night import fill_fixed_match, member, open_match_from_club, play_round
+from tests.e2e.seeds import club_script
+from tests.e2e.test_match import assert_no_overflow
+from tests.e2e.test_table_play import PASSWORD, WIN_SEED
 
 os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
 
 ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "test-output"
 
-pytestmark = [
-    pytest.mark.e2e,
-    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"Debian chromium not found at {CHROMIUM}"),
-]
+pytestmark = pytest.mark.e2e
 
 # Short time limits so an absent player's turns time out quickly (5 s a turn, 3 s a claim).
-SEED = """
-from apps.accounts.models import User
-from apps.clubs.models import Membership, RuleTemplate
-from apps.clubs.services import club_create
-from apps.ledgers.services import adjustment_create
-PASSWORD = "__PASSWORD__"
-users = [User.objects.create_user(username=f"jrn{i}", password=PASSWORD, display_name=n)
-         for i, n in enumerate(["东家", "阿明", "小芳", "老李"])]
-club = club_create(name="周四俱乐部", owner=users[0])
-for u in users[1:]:
-    m = Membership.objects.create(club=club, user=u, role="member")
-    adjustment_create(club=club, member=m, amount=100, reason="e2e", by=users[0])
-RuleTemplate.objects.create(club=club, name="快赛三人", preset="full", players=3, hands_per_session=1,
-                            turn_seconds=5, claim_seconds=3)
-print(club.pk)
-""".replace("__PASSWORD__", PASSWORD)
+SEED = club_script(
+    club="周四俱乐部", users=[("jrn0", "东家"), ("jrn1", "阿明"), ("jrn2", "小芳"), ("jrn3", "老李")],
+    password=PASSWORD, members=[1, 2, 3], credit=100,
+    templates=[dict(name="快赛三人", preset="full", players=3, hands_per_session=1, turn_seconds=5, claim_seconds=3)],
+)
 
 OPEN_CHECKIN = """
 from django.utils import timezone

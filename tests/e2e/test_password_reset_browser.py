@@ -24,15 +24,11 @@ from tests.accounts.smtp_server import LocalSMTP, link_in, use_smtp
 
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
-CHROMIUM = "/usr/bin/chromium"
 OUT = Path("/tmp")
 PASSWORD = "Paohuzi-e2e-2024"
 NEW_PASSWORD = "Fresh-paohuzi-2025"
 
-pytestmark = [
-    pytest.mark.e2e,
-    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"Debian chromium not found at {CHROMIUM}"),
-]
+pytestmark = pytest.mark.e2e
 
 
 @pytest.fixture

@@ -19,17 +19,14 @@ import re
 from pathlib import Path
 
 import pytest
-import test_table_play as table_play
-from e2e_server import serve
-from phone_seed import PASSWORD
 
-CHROMIUM = "/usr/bin/chromium"
+from tests.e2e import test_table_play as table_play
+from tests.e2e.e2e_server import serve
+from tests.e2e.phone_seed import PASSWORD
+
 OUT = Path(__file__).resolve().parents[2] / "test-output"
 
-pytestmark = [
-    pytest.mark.e2e,
-    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"Debian chromium not found at {CHROMIUM}"),
-]
+pytestmark = pytest.mark.e2e
 
 # A control another part of issue 24 resizes: the club page's 练习桌 checkbox belongs to the
 # table-opening form the `table` work rebuilds (its label is the touch target there).

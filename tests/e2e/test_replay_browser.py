@@ -9,34 +9,24 @@ from __future__ import annotations
 
 import os
 import time
-from pathlib import Path
 
 import pytest
-from e2e_server import serve
+
+from tests.e2e.e2e_server import serve
+from tests.e2e.seeds import club_script
 
 os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
 
-from test_table_play import CHROMIUM, OUT, PASSWORD, assert_chinese, sign_in, step  # noqa: E402
+from tests.e2e.test_table_play import OUT, PASSWORD, assert_chinese, sign_in, step  # noqa: E402
 
-pytestmark = [
-    pytest.mark.e2e,
-    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"Debian chromium not found at {CHROMIUM}"),
-]
+pytestmark = pytest.mark.e2e
 
 CLUB_NAME = "回放测试俱乐部"
-SEED = """
-PASSWORD = "__PASSWORD__"
-from apps.accounts.models import User
-from apps.clubs.models import Membership, RuleTemplate
-from apps.clubs.services import club_create
-me = User.objects.create_user(username="r_player", password=PASSWORD, display_name="老王")
-stranger = User.objects.create_user(username="r_stranger", password=PASSWORD, display_name="外人")
-club = club_create(name="__CLUB__", owner=me)
-other = club_create(name="隔壁俱乐部", owner=stranger)
-RuleTemplate.objects.create(club=club, name="练习一局", preset="full", players=3, hands_per_session=1,
-                            turn_seconds=300)
-print(club.pk)
-""".replace("__PASSWORD__", PASSWORD).replace("__CLUB__", CLUB_NAME)
+SEED = club_script(
+    club=CLUB_NAME, users=[("r_player", "老王"), ("r_stranger", "外人")], password=PASSWORD,
+    other_clubs=[(1, "隔壁俱乐部")],
+    templates=[dict(name="练习一局", preset="full", players=3, hands_per_session=1, turn_seconds=300)],
+)
 
 
 @pytest.fixture(scope="module")

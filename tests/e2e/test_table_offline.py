@@ -19,33 +19,24 @@ import time
 from pathlib import Path
 
 import pytest
-from e2e_server import serve
+
+from tests.e2e.e2e_server import serve
+from tests.e2e.seeds import club_script
 
 os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
 
-from test_table_play import CHROMIUM, PASSWORD, sign_in  # noqa: E402
-from test_table_screen import open_practice, socket_log  # noqa: E402
+from tests.e2e.test_table_play import PASSWORD, sign_in  # noqa: E402
+from tests.e2e.test_table_screen import open_practice, socket_log  # noqa: E402
 
-pytestmark = [
-    pytest.mark.e2e,
-    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"Debian chromium not found at {CHROMIUM}"),
-]
+pytestmark = pytest.mark.e2e
 
 SHOTS = Path("/tmp/table-offline")
-SEED = """
-PASSWORD = "__PASSWORD__"
-from apps.accounts.models import User
-from apps.clubs.models import Membership, RuleTemplate
-from apps.clubs.services import club_create
-owner = User.objects.create_user(username="of_owner", password=PASSWORD, display_name="馆主")
-players = [User.objects.create_user(username=f"of_p{i}", password=PASSWORD, display_name=f"玩家{i}") for i in range(6)]
-club = club_create(name="断线俱乐部", owner=owner)
-for u in players:
-    Membership.objects.create(club=club, user=u, role="member")
-RuleTemplate.objects.create(club=club, name="练习八局", preset="full", players=3, hands_per_session=8,
-                            turn_seconds=300, claim_seconds=120)
-print(club.pk)
-""".replace("__PASSWORD__", PASSWORD)
+SEED = club_script(
+    club="断线俱乐部", users=[("of_owner", "馆主")] + [(f"of_p{i}", f"玩家{i}") for i in range(6)],
+    password=PASSWORD, members=range(1, 7),
+    templates=[dict(name="练习八局", preset="full", players=3, hands_per_session=8, turn_seconds=300,
+                    claim_seconds=120)],
+)
 
 EVENTS = """
 import json

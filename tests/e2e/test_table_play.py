@@ -16,35 +16,24 @@ import time
 from pathlib import Path
 
 import pytest
-from e2e_server import serve
+
+from tests.e2e.e2e_server import serve
+from tests.e2e.seeds import club_script
 
 os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
 
 ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM = "/usr/bin/chromium"
 OUT = ROOT / "test-output"
 PASSWORD = "Paohuzi-e2e-2024"
 
-pytestmark = [
-    pytest.mark.e2e,
-    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"Debian chromium not found at {CHROMIUM}"),
-]
+pytestmark = pytest.mark.e2e
 
-SEED = """
-PASSWORD = "__PASSWORD__"
-from apps.accounts.models import User
-from apps.clubs.models import Membership, RuleTemplate
-from apps.clubs.services import club_create
-users = [User.objects.create_user(username=f"e2e{i}", password=PASSWORD, display_name=n)
-         for i, n in enumerate(["老王", "小李", "阿张"])]
-club = club_create(name="跑胡子俱乐部", owner=users[0])
-for u in users[1:]:
-    Membership.objects.create(club=club, user=u, role="member")
-RuleTemplate.objects.create(club=club, name="全名堂一局", preset="full", players=3, hands_per_session=1,
-                            turn_seconds=300, piao_choices=[0, 1, 2], options={"piao": True},
-                            fee=1, fee_payer="winner")
-print(club.pk)
-""".replace("__PASSWORD__", PASSWORD)
+SEED = club_script(
+    club="跑胡子俱乐部", users=[("e2e0", "老王"), ("e2e1", "小李"), ("e2e2", "阿张")], password=PASSWORD,
+    members=[1, 2],
+    templates=[dict(name="全名堂一局", preset="full", players=3, hands_per_session=1, turn_seconds=300,
+                    piao_choices=[0, 1, 2], options={"piao": True}, fee=1, fee_payer="winner")],
+)
 
 
 # sha256("e2e-win-2270"): with the step() policy below, seat 0 wins by self-draw with two 名堂.

@@ -13,37 +13,27 @@ import time
 from pathlib import Path
 
 import pytest
-from e2e_server import serve
+
+from tests.e2e.e2e_server import serve
+from tests.e2e.seeds import club_script
 
 os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
 
 from playwright.sync_api import TimeoutError as PlaywrightTimeout  # noqa: E402
-from test_table_play import CHROMIUM, PASSWORD, sign_in, step  # noqa: E402
 
-pytestmark = [
-    pytest.mark.e2e,
-    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"Debian chromium not found at {CHROMIUM}"),
-]
+from tests.e2e.test_table_play import PASSWORD, sign_in, step  # noqa: E402
+
+pytestmark = pytest.mark.e2e
 
 SHOTS = Path("/tmp/table-shots")
 VIEWPORTS = {"portrait": (390, 844), "landscape": (844, 390), "desktop": (1280, 800)}
 CLUB_NAME = "牌桌界面俱乐部"
-SEED = """
-PASSWORD = "__PASSWORD__"
-from apps.accounts.models import User
-from apps.clubs.models import Membership, RuleTemplate
-from apps.clubs.services import club_create
-owner = User.objects.create_user(username="ts_owner", password=PASSWORD, display_name="馆主")
-players = [User.objects.create_user(username=f"ts_p{i}", password=PASSWORD, display_name=f"玩家{i}") for i in range(4)]
-club = club_create(name="__CLUB__", owner=owner)
-for u in players:
-    Membership.objects.create(club=club, user=u, role="member")
-RuleTemplate.objects.create(club=club, name="练习一局", preset="full", players=3, hands_per_session=1,
-                            turn_seconds=300, claim_seconds=120)
-RuleTemplate.objects.create(club=club, name="练习八局", preset="full", players=3, hands_per_session=8,
-                            turn_seconds=300, claim_seconds=120)
-print(club.pk)
-""".replace("__PASSWORD__", PASSWORD).replace("__CLUB__", CLUB_NAME)
+SEED = club_script(
+    club=CLUB_NAME, users=[("ts_owner", "馆主")] + [(f"ts_p{i}", f"玩家{i}") for i in range(4)],
+    password=PASSWORD, members=range(1, 5),
+    templates=[dict(name=name, preset="full", players=3, hands_per_session=hands, turn_seconds=300,
+                    claim_seconds=120) for name, hands in (("练习一局", 1), ("练习八局", 8))],
+)
 
 CLAIMS = {"chi", "peng", "hu", "pass"}
 

@@ -11,13 +11,9 @@ from django.conf import settings
 
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
-CHROMIUM = "/usr/bin/chromium"
 OUT = Path(__file__).resolve().parents[2] / "test-output"
 
-pytestmark = [
-    pytest.mark.e2e,
-    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"Debian chromium not found at {CHROMIUM}"),
-]
+pytestmark = pytest.mark.e2e
 
 
 def test_template_form_switches_preset_options(browser, live_server, transactional_db, client, make_user,

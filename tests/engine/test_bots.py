@@ -12,6 +12,7 @@ from apps.engine.cards import counts_of, parse_card
 from apps.engine.hand import Hand
 from apps.engine.rules import resolve_ruleset
 from apps.engine.simulate import hand_seed
+from tests.engine.hand_support import hand_from
 
 
 def _play(kind: str, preset: str, players: int, index: int) -> Hand:
@@ -62,11 +63,12 @@ def test_partners_counts_pairs_neighbours_jiao_and_er_qi_shi() -> None:
 
 
 def test_greedy_discards_the_loneliest_card() -> None:
-    hand = Hand(resolve_ruleset("full", {}, players=3), dealer=0, seed=hand_seed("lonely", 0))
+    # A fixed deck: the dealer holds pairs, neighbours and lone cards, nobody can win on the
+    # reveal, so the dealer discards first (§3.7) and has a loneliest card to choose.
+    hand = hand_from("full", ["s2 s2 s3 b2 s7 s10 b9"], "b5")
     seat = hand.to_act()[0]
     legal = hand.legal_actions(seat)
-    if not all(a.type == "discard" for a in legal):
-        pytest.skip("the dealer does not discard first in this deal")
+    assert seat == 0 and legal and all(a.type == "discard" for a in legal)
     choice = bot_choose(hand, seat, kind="greedy", rng=random.Random(0))
     from apps.engine.bots import hand_cards
 

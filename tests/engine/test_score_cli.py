@@ -8,9 +8,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from bench_vectors import make_vectors
 
 from apps.engine.score_requests import run_bench_vectors, run_score
+from tests.engine.bench_vectors import make_vectors
 
 EXAMPLE_IN = {
     "preset": "full", "options": {}, "players": 3,

@@ -5,12 +5,12 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-from bench_vectors import make_request
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from apps.engine.score_requests import parse_request
 from apps.engine.scoring import can_win, score_win
+from tests.engine.bench_vectors import make_request
 
 
 @settings(max_examples=300, deadline=None)

@@ -5,10 +5,8 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-from bench_vectors import make_request
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from reference_scorer import reference_score
 
 from apps.engine.decompose import CASE_PAIR, CASE_SENT, FIELD, case_splits
 from apps.engine.mingtang import (
@@ -23,6 +21,8 @@ from apps.engine.mingtang import (
 from apps.engine.rules import resolve_ruleset
 from apps.engine.score_requests import parse_request
 from apps.engine.scoring import can_win, score_win
+from tests.engine.bench_vectors import make_request
+from tests.engine.reference_scorer import reference_score
 
 _VARIED = [("changsha", {}), ("chenzhou", {"mao_hu": True}), ("quanmin", {"kai_di_you_xi": True}), ("luzhou", {}),
            ("chenzhou", {"min_huxi": 3, "tun_mode": "1xi1tun"})]

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from apps.engine.hand import Hand
 from apps.engine.rules import PRESET_PLAYERS
 from apps.engine.simulate import configurations, hand_seed, play_hand, simulate
+from tests.engine.hand_support import make_deck
 
 
 def test_configurations_cover_every_preset_and_player_count() -> None:
@@ -49,10 +51,13 @@ def test_play_hand_reports_a_crash_with_its_seed(monkeypatch: pytest.MonkeyPatch
     def broken(*args, **kwargs):
         raise RuntimeError("boom")
 
+    # A fixed deck with quiet hands (no natural win, no win on the reveal): every hand waits for
+    # a decision, so the broken bot is asked and the crash is reported with the hand's seed.
+    deck = make_deck(["", "", ""], "b5")
+    monkeypatch.setattr(sim, "Hand", lambda rules, dealer, seed: Hand(rules, dealer, deck=deck))
     monkeypatch.setattr(sim, "bot_choose", broken)
     out = play_hand(configurations("full")[0], hand_seed(1, 0))
-    if out.hand is not None and out.hand.finished:
-        pytest.skip("this deal ended before any decision")
+    assert out.hand is not None and not out.hand.finished
     assert out.error and "boom" in out.error
     result = sim.simulate("full", hands=2, seed=1)
     assert result["invalid"] >= 1

@@ -3,8 +3,8 @@
 ``resting_states`` plays seeded bot hands and stops at hands in play; ``other_world`` copies one
 and swaps concealed hand cards of the seats other than the viewer with cards still in the stock
 (never the shown last card of ``bottom_shown``, §3.8): the viewer's information is the same in
-both worlds, so everything he is told must be too. Used by tests/engine/test_escape_view.py and
-tests/tables/test_tables_two_worlds.py.
+both worlds, so everything he is told must be too. Used by tests/engine/rules/test_s8_6_escape.py and
+tests/tables/test_two_worlds.py.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ from apps.clubs.models import RuleTemplate
 from apps.ledgers import invariants
 from apps.ledgers import services as ledger_services
 from apps.ledgers.models import Entry, Transaction
-from tests.tables.tables_helpers import play_hand_via_services
+from tests.tables.helpers import play_hand_via_services
 
 
 @pytest.fixture

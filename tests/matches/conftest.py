@@ -144,3 +144,11 @@ def mh():
 
     return SimpleNamespace(fund=fund, register_all=register_all, start=start, drive=drive, balance=balance,
                            escrow_balance=escrow_balance, audit_clean=audit_clean)
+
+
+@pytest.fixture
+def world(make_user, make_club):
+    """Club A with every role, a match taking entries, a draft, and club B next door (tests/matches/world.py)."""
+    from tests.matches.world import build_world
+
+    return build_world(make_user, make_club)

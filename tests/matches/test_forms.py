@@ -7,15 +7,10 @@ from datetime import timedelta
 import pytest
 from django.urls import reverse
 from django.utils import timezone
-from test_views_world import build_world, form_data
 
 from apps.clubs.models import AuditLog
 from apps.matches.models import Match, MatchState
-
-
-@pytest.fixture
-def world(make_user, make_club):
-    return build_world(make_user, make_club)
+from tests.matches.world import form_data
 
 
 def _post(client, world, **overrides):

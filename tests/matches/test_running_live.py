@@ -308,7 +308,7 @@ def test_cancel_while_running_dissolves_tables_and_refunds(match_club, make_matc
 def test_humans_hands_start_by_themselves(match_club, make_match, mh):
     """Players who play every move themselves never click "ready": each next hand deals itself."""
     from apps.tables.models import Hand
-    from tests.tables.tables_helpers import play_hand_via_services
+    from tests.tables.helpers import play_hand_via_services
 
     club, owner, _admin, players = match_club(3)
     match = make_match(club, owner, rounds=1, hands_per_round=2)

@@ -1,4 +1,4 @@
-"""Every match view against every kind of visitor (as tests/clubs/test_clubs_authz.py does).
+"""Every match view against every kind of visitor (as tests/clubs/test_authz.py does).
 
 Expected: 200 page, 302 done (redirect), 403 role too low, 404 not visible, "login" = sign in.
 "other_admin" is an admin of another club: this club's matches do not exist for him.
@@ -13,15 +13,11 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
-from test_views_world import ROLES, build_world, form_data
 
 from apps.clubs.models import AuditLog
 from apps.matches.models import Entrant, Match, MatchState, NeverTogether
-
-
-@pytest.fixture
-def world(make_user, make_club):
-    return build_world(make_user, make_club)
+from tests.matches.world import ROLES, form_data
+from tests.view_matrix import check_response, client_for, matrix_cases
 
 
 def _expect(anonymous, outsider, member, admin, owner, staff, other_admin):
@@ -63,35 +59,14 @@ VIEWS = [
 ]
 
 
-def _client_for(client, world, role):
-    user = world.user_for(role)
-    if user is not None:
-        client.force_login(user)
-    return client
-
-
-def _check(response, expected):
-    if expected == "login":
-        assert response.status_code == 302
-        assert response["Location"].startswith(reverse("accounts:login"))
-    else:
-        assert response.status_code == expected, response.content[:400]
-        if expected == 302:
-            assert not response["Location"].startswith(reverse("accounts:login"))
-
-
-CASES = [
-    pytest.param(name, method, url, data, role, expected[role], id=f"{name}-{role}")
-    for name, method, url, data, expected in VIEWS
-    for role in ROLES
-]
+CASES = matrix_cases(VIEWS, ROLES)
 
 
 @pytest.mark.parametrize(("name", "method", "url", "data", "role", "expected"), CASES)
 def test_view_matrix(client, world, name, method, url, data, role, expected):
-    client = _client_for(client, world, role)
+    client = client_for(client, world, role)
     response = getattr(client, method)(url(world), data(world) if data else {})
-    _check(response, expected)
+    check_response(response, expected)
 
 
 STATE = {
@@ -110,7 +85,7 @@ STATE = {
 def test_state_changes_only_when_allowed(client, world, name, role):
     view = next(v for v in VIEWS if v[0] == name)
     _n, _m, url, data, expected = view
-    client = _client_for(client, world, role)
+    client = client_for(client, world, role)
     client.post(url(world), data(world) if data else {})
     assert STATE[name](world) is (expected[role] == 302)
 
@@ -217,9 +192,8 @@ def test_staff_sees_the_match_but_cannot_register(client, world):
 
 
 def _running_match(n, make_user, make_club):
-    from test_views_world import match_fields, template_for
-
     from apps.matches import services
+    from tests.matches.world import match_fields, template_for
 
     owner = make_user(f"own{n}")
     players = [make_user(f"p{n}_{i}", display_name=f"选手{i}") for i in range(n)]

@@ -5,20 +5,14 @@ from __future__ import annotations
 import re
 from datetime import timedelta
 
-import pytest
 from django.urls import reverse
 from django.utils import timezone
-from test_views_world import build_world, fund, match_fields
 
 from apps.clubs.models import AuditLog
 from apps.ledgers.models import Account
 from apps.matches import services
 from apps.matches.models import Entrant, EntrantStatus, Match, MatchState
-
-
-@pytest.fixture
-def world(make_user, make_club):
-    return build_world(make_user, make_club)
+from tests.matches.world import fund, match_fields
 
 
 def balance(club, user) -> int:
@@ -308,13 +302,12 @@ def test_never_together_add_and_remove(client, world):
 def test_manual_reseat_from_the_console_moves_a_player_and_is_audited(client, make_user, make_club):
     """Pause during round 1; round 2 is seated but held; the admin moves a player to the other
     table from the console (a swap with its last seat), and the audit log records it."""
-    from test_views_world import template_for
-
     from apps.matches.models import MatchTable
     from apps.tables.models import Seat, Table
     from apps.tables.transaction import unit
     from apps.tables.verbs import play
     from apps.tables.verbs.services import seat_set_tuoguan
+    from tests.matches.world import template_for
 
     owner = make_user("r_owner")
     players = [make_user(f"r_p{i}", display_name=f"选手{i}") for i in range(6)]

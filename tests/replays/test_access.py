@@ -13,17 +13,11 @@ from apps.clubs.models import AuditLog
 from apps.replays.access import VIEW_ACTION
 from apps.replays.models import ShareCode
 from apps.tables.models import Hand
-from tests.replays.replay_app_helpers import build_world, deal_next, deterministic_seeds
+from tests.replays.helpers import deal_next
 
 ROUTES = ("replays:hand", "replays:frames", "replays:export")
 ALLOWED = ("p0", "p1", "p2", "owner", "admin", "staff")
 DENIED = ("member", "outsider", "other_admin", "other_member")
-
-
-@pytest.fixture
-def world(make_user, monkeypatch, request):
-    deterministic_seeds(monkeypatch, request.node.nodeid)
-    return build_world(make_user)
 
 
 def user_of(world, role: str):

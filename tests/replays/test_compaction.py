@@ -14,8 +14,6 @@ from datetime import timedelta
 import pytest
 from django.urls import reverse
 from django.utils import timezone
-from export_helpers import *  # noqa: F403 - the fixtures (play_table, replay_club, seat_players, deals)
-from export_helpers import run_command
 
 from apps.engine.export import verify_document
 from apps.ledgers.models import SweepMark
@@ -27,6 +25,7 @@ from apps.tables.models import Hand, Table, TableArchive, TableEvent
 from apps.tables.read.selectors import seat_play
 from apps.tables.storage import archive as archive_codec
 from apps.tables.storage import eventlog, records
+from tests.replays.helpers import run_command
 
 pytestmark = pytest.mark.django_db
 

@@ -6,11 +6,10 @@ import io
 import json
 
 import pytest
-from export_helpers import *  # noqa: F403 - the fixtures (play_table, replay_club, seat_players, deals)
-from export_helpers import run_command
 
 from apps.engine.cli import main as engine_main
 from apps.tables.models import Hand, TableEvent
+from tests.replays.helpers import run_command
 
 
 @pytest.mark.django_db

@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
-from export_helpers import *  # noqa: F403 - the fixtures (play_table, replay_club, seat_players, deals)
 
 from apps.engine.chain import GENESIS_HASH
 from apps.engine.export import CHECK_KEYS, FORMAT, verify_document

@@ -11,7 +11,6 @@ from django.core.cache import cache
 from django.urls import reverse
 
 from apps.replays.models import ShareCode
-from tests.replays.replay_app_helpers import build_world, deterministic_seeds
 
 
 @pytest.fixture(autouse=True)
@@ -19,12 +18,6 @@ def _fresh_cache():
     cache.clear()
     yield
     cache.clear()
-
-
-@pytest.fixture
-def world(make_user, monkeypatch, request):
-    deterministic_seeds(monkeypatch, request.node.nodeid)
-    return build_world(make_user)
 
 
 MENU_BOX = re.compile(

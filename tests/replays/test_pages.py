@@ -7,21 +7,13 @@ from __future__ import annotations
 import json
 import random
 
-import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from apps.replays.selectors import annotate_frames
 from apps.tables.models import Hand, TableEvent
-from tests.replays.replay_app_helpers import build_world, deterministic_seeds
-from tests.tables.tables_helpers import play_hand_via_services, ready_all
-
-
-@pytest.fixture
-def world(make_user, monkeypatch, request):
-    deterministic_seeds(monkeypatch, request.node.nodeid)
-    return build_world(make_user)
+from tests.tables.helpers import play_hand_via_services, ready_all
 
 
 def page_data(response) -> dict:

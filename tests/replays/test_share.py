@@ -15,7 +15,6 @@ from django.utils import timezone
 
 from apps.replays import services
 from apps.replays.models import CODE_ALPHABET, CODE_LENGTH, ShareCode
-from tests.replays.replay_app_helpers import build_world, deterministic_seeds
 
 
 @pytest.fixture(autouse=True)
@@ -23,12 +22,6 @@ def _fresh_cache():
     cache.clear()
     yield
     cache.clear()
-
-
-@pytest.fixture
-def world(make_user, monkeypatch, request):
-    deterministic_seeds(monkeypatch, request.node.nodeid)
-    return build_world(make_user)
 
 
 def make_code(client, user, hand, expiry="7d") -> ShareCode:

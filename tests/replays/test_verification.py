@@ -13,7 +13,6 @@ import json
 
 import pytest
 from django.db import connection
-from export_helpers import *  # noqa: F403 - the fixtures (play_table, replay_club, seat_players, deals)
 
 from apps.ledgers.models import Entry, Transaction
 from apps.replays.verification import LABELS, Check, checklist, session_checklists

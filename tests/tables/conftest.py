@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
+import itertools
+
 import pytest
 
 
@@ -51,3 +54,30 @@ def full_table(players, template):
 def _bots_at_once(settings):
     """Bots and 托管 play inside the request in tests (no pacing delay) unless a test sets one."""
     settings.TABLES_BOT_DELAY = 0
+
+
+@pytest.fixture
+def fixed_deals(monkeypatch):
+    """fixed_deals(label): the table's next hands are dealt from seeds made from ``label``, so a test
+    that needs a situation plays decks known to hold it, whatever the test's name (the suite's
+    seeds otherwise come from the test's id, tests/conftest.py)."""
+    from apps.tables.transaction import session
+
+    def _fix(label: str) -> None:
+        counter = itertools.count()
+        monkeypatch.setattr(session, "new_seed",
+                            lambda: hashlib.sha256(f"{label}:{next(counter)}".encode()).digest())
+
+    return _fix
+
+
+@pytest.fixture
+def captured(monkeypatch):
+    """Every group message the tables send (``outbox.send_group``), as the JSON a socket would read."""
+    import json
+
+    from apps.tables.transaction import outbox
+
+    sent: list[dict] = []
+    monkeypatch.setattr(outbox, "send_group", lambda group, message: sent.append(json.loads(json.dumps(message))))
+    return sent

@@ -8,7 +8,6 @@ import random
 import pytest
 from django.db import IntegrityError, transaction
 from django.urls import reverse
-from tables_helpers import play_hand_via_services
 
 from apps.engine.bots import LEVELS
 from apps.engine.search_bot import Budget
@@ -16,6 +15,7 @@ from apps.tables.models import TUOGUAN_LEVEL, BotLevel, Seat, Table, TableEvent
 from apps.tables.transaction import bots
 from apps.tables.transaction.context import TableError
 from apps.tables.verbs import services
+from tests.tables.helpers import play_hand_via_services
 
 
 def test_the_platform_levels_are_the_engines():

@@ -8,10 +8,10 @@ import re
 
 import pytest
 from django.urls import reverse
-from tables_helpers import ready_all
 
 from apps.clubs.models import Membership, Role
 from apps.tables.verbs import arranged, services
+from tests.tables.helpers import ready_all
 
 pytestmark = pytest.mark.django_db
 

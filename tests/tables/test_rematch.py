@@ -6,12 +6,12 @@ from __future__ import annotations
 import random
 
 import pytest
-from tables_helpers import play_hand_via_services, ready_all
 
 from apps.clubs.models import AuditLog, Membership, RuleTemplate
 from apps.tables.models import Seat, Table
 from apps.tables.transaction.context import TableError
 from apps.tables.verbs import arranged, dissolve, rematch, services
+from tests.tables.helpers import play_hand_via_services, ready_all
 
 JSON = {"HTTP_ACCEPT": "application/json"}
 SNAPSHOT = ("club_id", "template_id", "name", "preset", "options", "players", "base_score", "piao_choices",

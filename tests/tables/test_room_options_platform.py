@@ -11,7 +11,7 @@ from apps.tables.storage import records
 from apps.tables.transaction.context import TableError
 from apps.tables.transaction.outbox import view_seq
 from apps.tables.verbs import play, services
-from tests.tables.tables_helpers import current, ready_all
+from tests.tables.helpers import current, ready_all
 
 
 def _open_ready(make_template, players, **options):
@@ -154,7 +154,7 @@ def test_old_luzhou_four_player_record_without_bottom_shown_replays_and_verifies
     from apps.engine.replay import replay
     from apps.tables.models import Hand
     from apps.tables.storage.verify import verify_hand
-    from tests.tables.tables_helpers import play_hand_via_services
+    from tests.tables.helpers import play_hand_via_services
 
     table, users = _luzhou4(club, players, make_user, bottom_shown=False)
     hand = play_hand_via_services(table.pk, users, rng=random.Random(2), kind="greedy")
@@ -277,7 +277,7 @@ def test_a_capped_win_is_posted_capped_and_said_in_words(make_template, players,
     from django.utils import translation
 
     from apps.ledgers.memos import describe
-    from tests.tables.tables_helpers import play_hand_via_services
+    from tests.tables.helpers import play_hand_via_services
 
     template = make_template(hands=6, score_cap=1)
     table = services.table_open(user=players[0], template=template)

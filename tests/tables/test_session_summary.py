@@ -6,12 +6,12 @@ from __future__ import annotations
 import random
 
 import pytest
-from tables_helpers import play_hand_via_services, ready_all
 
 from apps.tables.models import Hand, Seat, Table
 from apps.tables.read.presenters import table_state
 from apps.tables.read.summary import session_summary
 from apps.tables.verbs import services
+from tests.tables.helpers import play_hand_via_services, ready_all
 
 KEYS = {"index", "name", "total", "wins", "zimo", "dianpao", "best_huxi", "big_winner"}
 

@@ -8,11 +8,11 @@ import json
 import random
 
 import pytest
-from test_tables_consumer import connect, drain, in_hand, send, start_hand, wait_for
 
 from apps.tables import stages
 from apps.tables.management.commands.loadtest import _idle_detail, _kind, _stage_medians, _stages
 from apps.tables.read.presenters import legal_of
+from tests.tables.test_consumer import connect, drain, in_hand, send, start_hand, wait_for
 
 SERVER_STAGES = ("queue", "lock", "work", "return", "publish", "transit", "deliver", "send")
 

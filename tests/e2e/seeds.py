@@ -1,0 +1,40 @@
+"""The usual start of a browser test's database: users, a club, its members and its rooms.
+
+The test's server (tests/e2e/e2e_server.py) runs its seed script in ``manage.py shell``;
+``club_script(...)`` is that script: it calls ``seed_club`` with the same arguments, which prints
+the club's id (the script's last line, handed back to the test as ``seed``).
+"""
+
+from __future__ import annotations
+
+
+def club_script(**spec) -> str:
+    """The seed script of ``seed_club(**spec)`` (see there), printing the club's id."""
+    return f"from tests.e2e.seeds import seed_club\nprint(seed_club(**{spec!r}))"
+
+
+def seed_club(*, club: str, users: list, password: str, admins=(), members=(), credit: int = 0,
+              credit_reason: str = "e2e", templates=(), other_clubs=()) -> int:
+    """Create ``users`` [(username, display name)] in order; the first owns a club named ``club``;
+    ``admins`` and ``members`` are indices into ``users``, each member credited ``credit`` (上分,
+    when not 0); ``other_clubs`` [(owner index, name)] are clubs of their own; ``templates`` are the
+    club's rooms (RuleTemplate fields). Returns the club's id."""
+    from apps.accounts.models import User
+    from apps.clubs.models import Membership, RuleTemplate
+    from apps.clubs.services import club_create
+    from apps.ledgers.services import adjustment_create
+
+    made = [User.objects.create_user(username=username, password=password, display_name=name)
+            for username, name in users]
+    home = club_create(name=club, owner=made[0])
+    for owner, name in other_clubs:
+        club_create(name=name, owner=made[owner])
+    for i in admins:
+        Membership.objects.create(club=home, user=made[i], role="admin")
+    for i in members:
+        member = Membership.objects.create(club=home, user=made[i], role="member")
+        if credit:
+            adjustment_create(club=home, member=member, amount=credit, reason=credit_reason, by=made[0])
+    for fields in templates:
+        RuleTemplate.objects.create(club=home, **fields)
+    return home.pk
