@@ -7,7 +7,6 @@ from __future__ import annotations
 import random
 
 import pytest
-from audit_helpers import TableWriter, days_ago, honest
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.urls import reverse
 
@@ -17,6 +16,7 @@ from apps.replays.audit import services
 from apps.replays.audit.models import Dispute, DisputeKind
 from apps.replays.selectors import replay_data
 from apps.tables.storage.eventlog import hand_events
+from tests.replays.audit.helpers import TableWriter, days_ago, honest
 
 pytestmark = pytest.mark.django_db
 
