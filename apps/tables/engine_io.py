@@ -15,11 +15,11 @@ from typing import Any
 from django.conf import settings
 
 from apps.engine import settle as engine_settle
-from apps.engine.bots import bot_choose
-from apps.engine.dealer import next_dealer  # noqa: F401 - re-exported
-from apps.engine.hand import Action, Hand, IllegalAction  # noqa: F401 - re-exported
+from apps.engine.bots.choose import bot_choose
+from apps.engine.bots.search import Budget
+from apps.engine.play.dealer import next_dealer  # noqa: F401 - re-exported
+from apps.engine.play.hand import Action, Hand, IllegalAction  # noqa: F401 - re-exported
 from apps.engine.rules import RuleSet
-from apps.engine.search_bot import Budget
 
 
 def ruleset_of(data: dict) -> RuleSet:

@@ -12,7 +12,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 
 from apps.engine import __version__ as ENGINE_VERSION
-from apps.engine.export import FORMAT
+from apps.engine.records.verifier import FORMAT
 from apps.engine.rules import RuleSet, overrides_of
 
 from .chain import GENESIS_HASH

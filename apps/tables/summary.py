@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from apps.engine.winning_card import is_zimo
+from apps.engine.scoring.winning_card import is_zimo
 
 from . import engine_io
 from .models import Hand, HandStatus, Seat, Stage, Table

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from apps.engine.actions import Action
 from apps.engine.cards import COPIES, KINDS, parse_card
-from apps.engine.hand import Hand
+from apps.engine.play.hand import Hand
 from apps.engine.rules import resolve_ruleset
 
 
@@ -124,7 +124,7 @@ class FakeScore:
 
 def force_wins(monkeypatch, winners: dict[int, set[str]]) -> list[dict]:
     """Make ``winners`` {seat: {win_by, ...}} able to 胡 on any card; returns the score_win calls."""
-    import apps.engine.turns as turns
+    import apps.engine.play.turns as turns
 
     calls: list[dict] = []
 

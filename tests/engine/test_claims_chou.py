@@ -9,7 +9,7 @@ from hand_support import act, cards, force_wins, hand_from, pass_all, types_of
 
 from apps.engine.actions import Action, IllegalAction
 from apps.engine.groups import Group
-from apps.engine.hand import Hand
+from apps.engine.play.hand import Hand
 from apps.engine.rules import resolve_ruleset
 
 S3 = cards("s3")[0]

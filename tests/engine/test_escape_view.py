@@ -16,13 +16,13 @@ from pathlib import Path
 import pytest
 
 from apps.engine.cards import parse_card
-from apps.engine.cli import main
+from apps.engine.cli.main import main
+from apps.engine.cli.simulate import hand_seed
 from apps.engine.groups import Group
-from apps.engine.hand import Hand
-from apps.engine.huxi import group_huxi
-from apps.engine.replay import replay
-from apps.engine.settlement import escape_amounts, escape_penalty
-from apps.engine.simulate import hand_seed
+from apps.engine.play.hand import Hand
+from apps.engine.records.replay import replay
+from apps.engine.scoring.huxi import group_huxi
+from apps.engine.scoring.settlement import escape_amounts, escape_penalty
 from tests.engine.two_worlds import CONFIGS, other_world, resting_states, ruleset
 
 ESCAPE = {"type": "escape"}

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hand_support import act, cards, hand_from, types_of, wires
 
 from apps.engine.cards import full_deck
-from apps.engine.hand import Hand
+from apps.engine.play.hand import Hand
 from apps.engine.rules import resolve_ruleset
 from apps.engine.shuffle import deck_from_seed
 

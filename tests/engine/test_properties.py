@@ -15,11 +15,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from apps.engine.cards import card_name, cards_of
-from apps.engine.events import AUDIT
-from apps.engine.hand import Hand
-from apps.engine.invariants import check, check_counts_fast
+from apps.engine.cli.simulate import configurations
+from apps.engine.play.events import AUDIT
+from apps.engine.play.hand import Hand
+from apps.engine.play.invariants import check, check_counts_fast
 from apps.engine.shuffle import deck_from_seed
-from apps.engine.simulate import configurations
 
 # Every preset and player count, then the room options of RULES.md §3.8, §8.6, §9.6 (bottom_shown is
 # luzhou's 4-player default; remove_cards applies to the 2-player configurations).

@@ -15,17 +15,17 @@ from hand_support import act, cards, make_deck, pass_all, types_of, wires
 
 from apps.engine.actions import Action, IllegalAction
 from apps.engine.cards import RED, card_name, parse_card
-from apps.engine.events import AUDIT
+from apps.engine.cli.simulate import hand_seed, simulate
 from apps.engine.groups import Group
-from apps.engine.hand import Hand
-from apps.engine.huxi import current_huxi
-from apps.engine.invariants import check
-from apps.engine.replay import record_of, replay
+from apps.engine.play.events import AUDIT
+from apps.engine.play.hand import Hand
+from apps.engine.play.invariants import check
+from apps.engine.records.replay import record_of, replay
 from apps.engine.rules import PRESETS, RuleError, resolve_ruleset
-from apps.engine.scoring import can_win, score_win
-from apps.engine.settlement import capped, escape_penalty, escape_split, settle, settle_amounts
+from apps.engine.scoring.fast import can_win, score_win
+from apps.engine.scoring.huxi import current_huxi
+from apps.engine.scoring.settlement import capped, escape_penalty, escape_split, settle, settle_amounts
 from apps.engine.shuffle import deck_from_seed
-from apps.engine.simulate import hand_seed, simulate
 
 RECORDS = Path(__file__).parent / "records"
 ESCAPE = {"type": "escape"}
@@ -227,7 +227,7 @@ def test_s3_8_4_the_sitter_sees_only_what_a_spectator_sees():
         h = Hand(resolve_ruleset("luzhou", {"escape_penalty": i % 2 == 0}, players=4), i % 4, seed)
         sitter = h.rs.sitter(h.dealer)
         rng = random.Random(seed)
-        from apps.engine.bots import bot_choose
+        from apps.engine.bots.choose import bot_choose
 
         while True:
             spectator, own = h.view(None), h.view(sitter)
@@ -246,8 +246,8 @@ def test_s3_8_4_the_sitter_sees_only_what_a_spectator_sees():
 
 def test_s3_8_the_hard_bot_plays_from_a_view_with_the_shown_bottom_card():
     """The searching bot (托管) decides from a bottom_shown view: no reveal card, a public last card."""
-    from apps.engine.bots import bot_choose
-    from apps.engine.search_bot import Budget
+    from apps.engine.bots.choose import bot_choose
+    from apps.engine.bots.search import Budget
 
     h = Hand(resolve_ruleset("luzhou", players=4), 0, hand_seed("hard-bottom", 0))
     rng = random.Random(0)
@@ -378,7 +378,7 @@ def test_s8_6_no_escape_while_a_claim_window_is_open():
     card awaits answers, a leaver could otherwise dodge a 胡 on it, his own discard included, for the
     fixed price.)": in a window no seat may leave, neither one it waits for nor one it does not; once
     the window is closed everyone may again, and leaving ends the hand at once."""
-    from apps.engine.bots import bot_choose
+    from apps.engine.bots.choose import bot_choose
 
     rs = resolve_ruleset("full", {"escape_penalty": True})
     done = 0
@@ -478,7 +478,7 @@ def test_s9_6_qi_hu_values():
 
 def _capped_win(preset: str, players: int, cap: int, options=None, want=lambda h: True) -> Hand:
     rs = resolve_ruleset(preset, {"score_cap": cap, **(options or {})}, players=players)
-    from apps.engine.bots import bot_choose
+    from apps.engine.bots.choose import bot_choose
 
     for i in range(400):
         seed = hand_seed(f"cap-{preset}", i)
@@ -518,7 +518,7 @@ def test_s9_6_the_cap_only_shows_when_it_changed_something():
     assert capped(resolve_ruleset("full"), {"win": True, "score": 600}) == {"win": True, "score": 600}
     hand = [c for c in range(20) for _ in range(QI_HAND[c])]
     big = score_win(resolve_ruleset("full"), hand, QI_LAID, S10, "other_draw")
-    from apps.engine.score_requests import run_score
+    from apps.engine.cli.score_requests import run_score
 
     request = {"preset": "full", "options": {"score_cap": 1}, "players": 3,
                "hand": [card_name(c) for c in hand], "groups": [{"kind": "peng", "cards": ["s5", "s5", "s5"]}],
@@ -637,7 +637,7 @@ def test_s9_6_replay_trace_shows_the_set_aside_cards_to_the_audit_only(tmp_path)
     cards, a seat's trace only their count."""
     import io
 
-    from apps.engine.cli import main
+    from apps.engine.cli.main import main
 
     path = RECORDS / "chenzhou_2p_remove_cards_win.json"
     lines = {}
@@ -655,8 +655,8 @@ def test_s9_6_replay_trace_shows_the_set_aside_cards_to_the_audit_only(tmp_path)
 def test_s8_6_bots_and_time_outs_never_escape():
     """§8.6: leaving is a player's choice ("a lost connection is never an escape"): no bot level
     (practice seats, 托管) and no time-out picks ``escape``, though it is legal for every active seat."""
-    from apps.engine.bots import bot_choose
-    from apps.engine.search_bot import Budget
+    from apps.engine.bots.choose import bot_choose
+    from apps.engine.bots.search import Budget
 
     budget = Budget(worlds=2, cpu_ms=None, wall_ms=None)
     for kind in ("random", "greedy", "easy", "normal", "hard"):

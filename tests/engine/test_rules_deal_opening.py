@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hand_support import act, cards, hand_from, pass_all, types_of, wires
 
-from apps.engine.dealer import next_dealer
+from apps.engine.play.dealer import next_dealer
 from apps.engine.rules import resolve_ruleset
 
 S3, S5, S6, S7 = cards("s3 s5 s6 s7")

@@ -6,9 +6,9 @@ import pytest
 from scoring_helpers import cards, score
 
 from apps.engine.groups import Group
-from apps.engine.huxi import group_huxi
 from apps.engine.rules import PRESETS, resolve_ruleset
-from apps.engine.scoring import tun_of
+from apps.engine.scoring.fast import tun_of
+from apps.engine.scoring.huxi import group_huxi
 
 
 def _g(kind: str, text: str) -> Group:
@@ -92,8 +92,8 @@ def test_s9_1_mao_hu_zero_huxi_counts_15() -> None:
 def test_s4_1_packed_laid_groups_carry_every_huxi_table() -> None:
     """The scorer's packed laid groups (``scoring_tables.LAID``) hold, for each 胡息 table, the 胡息 that
     ``group_huxi`` gives the group (§4.1 and luzhou's table of §10)."""
-    from apps.engine.huxi import group_huxi_by_key
-    from apps.engine.scoring_tables import LAID, LAID_HUXI, TABLE_KEYS
+    from apps.engine.scoring.huxi import group_huxi_by_key
+    from apps.engine.scoring.tables import LAID, LAID_HUXI, TABLE_KEYS
 
     assert len(LAID) == 20 * 5 + 2 * 9 + 2 * 10
     for (kind, laid_cards), packed in LAID.items():

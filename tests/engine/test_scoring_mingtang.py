@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from scoring_helpers import names, score
 
-from apps.engine.mingtang import MingtangContext, bonuses_of, mingtang_of
 from apps.engine.rules import resolve_ruleset
+from apps.engine.scoring.mingtang import MingtangContext, bonuses_of, mingtang_of
 
 
 def mt(preset: str, red: int = 5, big: int = 10, small: int = 11, options: dict | None = None, **kw):
@@ -135,7 +135,7 @@ def test_s10_quanmin_shua_hou_on_a_whole_hand() -> None:
 def test_s9_fan_key_thresholds_come_from_the_rows(monkeypatch) -> None:
     """A new row that looks at ``big`` from 15 on moves the fast path's key with it, no edit to
     ``fan_key``: the thresholds are read off the rows built with ``_at_least``."""
-    from apps.engine import mingtang
+    from apps.engine.scoring import mingtang
 
     assert (mingtang.BIG_FROM, mingtang.SMALL_FROM) == (18, 16)
     row = mingtang.Mingtang("test_big", "测", mingtang._at_least("big", 15), lambda ctx: 1)
@@ -145,7 +145,7 @@ def test_s9_fan_key_thresholds_come_from_the_rows(monkeypatch) -> None:
 
 def test_s9_2_every_row_has_its_chinese_name_once() -> None:
     """The Chinese names the platform shows come from the rows (one table, no second copy)."""
-    from apps.engine.mingtang import BONUSES, CHINESE_NAMES, COMMON, FAMILIES
+    from apps.engine.scoring.mingtang import BONUSES, CHINESE_NAMES, COMMON, FAMILIES
 
     rows = [*(r for rows in FAMILIES.values() for r in rows), *COMMON, *(b for rows in BONUSES.values() for b in rows)]
     assert set(CHINESE_NAMES) == {r.name for r in rows}

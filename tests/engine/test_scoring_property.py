@@ -9,8 +9,8 @@ from bench_vectors import make_request
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from apps.engine.score_requests import parse_request
-from apps.engine.scoring import can_win, score_win
+from apps.engine.cli.score_requests import parse_request
+from apps.engine.scoring.fast import can_win, score_win
 
 
 @settings(max_examples=300, deadline=None)

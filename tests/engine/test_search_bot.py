@@ -10,15 +10,15 @@ import random
 
 import pytest
 
-from apps.engine import search_bot
 from apps.engine.actions import HU, Action
-from apps.engine.bots import EASY_RANDOM, bot_choose
+from apps.engine.bots import search as search_bot
+from apps.engine.bots.choose import EASY_RANDOM, bot_choose
+from apps.engine.bots.search import Budget, search_choose
 from apps.engine.cards import COPIES, KINDS
-from apps.engine.cli import main
-from apps.engine.hand import Hand
+from apps.engine.cli.main import main
+from apps.engine.cli.simulate import hand_seed
+from apps.engine.play.hand import Hand
 from apps.engine.rules import resolve_ruleset
-from apps.engine.search_bot import Budget, search_choose
-from apps.engine.simulate import hand_seed
 
 # Bounded by worlds only: the choice depends on nothing but the view, the rules and the rng.
 SMALL = Budget(worlds=6, cpu_ms=None, wall_ms=None)

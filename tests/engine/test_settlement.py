@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from apps.engine.rules import PRESETS, resolve_ruleset
-from apps.engine.settlement import settle_amounts
+from apps.engine.scoring.settlement import settle_amounts
 
 
 def _zero_sum(out: dict) -> None:

@@ -1,4 +1,4 @@
-"""Replay frames (apps/engine/timeline.py) on the recorded hands of every preset."""
+"""Replay frames (apps/engine/records/timeline.py) on the recorded hands of every preset."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from apps.engine.events import AUDIT
-from apps.engine.replay import replay
-from apps.engine.timeline import CONSTANT, DROPPED, compact_view, frames
+from apps.engine.play.events import AUDIT
+from apps.engine.records.replay import replay
+from apps.engine.records.timeline import CONSTANT, DROPPED, compact_view, frames
 
 RECORDS = sorted((Path(__file__).parent / "records").glob("*.json"))
 

@@ -19,11 +19,11 @@ import random
 
 import pytest
 
-from apps.engine.bots import bot_choose
-from apps.engine.events import AUDIT
-from apps.engine.hand import Action, Hand
+from apps.engine.bots.choose import bot_choose
+from apps.engine.cli.simulate import configurations, hand_seed
+from apps.engine.play.events import AUDIT
+from apps.engine.play.hand import Action, Hand
 from apps.engine.rules import resolve_ruleset
-from apps.engine.simulate import configurations, hand_seed
 
 PASS_ACTION = Action("pass")
 

@@ -9,8 +9,8 @@ import random
 from hand_support import act, hand_from, pass_all
 
 from apps.engine.actions import Action
-from apps.engine.events import AUDIT
-from apps.engine.hand import Hand
+from apps.engine.play.events import AUDIT
+from apps.engine.play.hand import Hand
 from apps.engine.rules import PRESET_PLAYERS, PRESETS, resolve_ruleset
 
 
@@ -130,7 +130,7 @@ RECORDS = sorted((__import__("pathlib").Path(__file__).parent / "records").glob(
 
 
 def _records_with_passes():
-    from apps.engine.replay import replay
+    from apps.engine.records.replay import replay
 
     for path in RECORDS:
         record = json.loads(path.read_text())
@@ -159,7 +159,7 @@ def test_pass_is_seen_only_by_the_seat_that_passed_and_the_audit():
 
 def test_claimants_are_hidden_while_claims_are_open():
     """A player sees only himself among the seats that may claim (the engine's view, no patch)."""
-    from apps.engine.replay import replay
+    from apps.engine.records.replay import replay
 
     seen = 0
     for path in RECORDS:
@@ -182,14 +182,14 @@ def test_claimants_are_hidden_while_claims_are_open():
 def test_cli_trace_as_a_viewer_is_the_engines_redacted_stream(tmp_path, capsys):
     import io
 
-    from apps.engine.cli import main
-    from apps.engine.replay import legal_wire
+    from apps.engine.cli.main import main
+    from apps.engine.records.replay import legal_wire
 
     path, record, hand = next(_records_with_passes())
     passer = next(e.seat for e in hand.events if e.type == "pass")
     cut = dict(record, actions=record["actions"][:3])
     cut.pop("events"), cut.pop("result")
-    from apps.engine.replay import replay
+    from apps.engine.records.replay import replay
 
     partial = replay(cut)
     for name, viewer in [*((str(s), s) for s in range(hand.players)), ("spectator", None), ("audit", AUDIT)]:

@@ -17,7 +17,7 @@ from django.utils import timezone
 from export_helpers import *  # noqa: F403 - the fixtures (play_table, replay_club, seat_players, deals)
 from export_helpers import run_command
 
-from apps.engine.export import verify_document
+from apps.engine.records.verifier import verify_document
 from apps.ledgers.models import SweepMark
 from apps.replays import retention
 from apps.replays.audit import services as audit_services

@@ -9,7 +9,7 @@ import pytest
 from export_helpers import *  # noqa: F403 - the fixtures (play_table, replay_club, seat_players, deals)
 from export_helpers import run_command
 
-from apps.engine.cli import main as engine_main
+from apps.engine.cli.main import main as engine_main
 from apps.tables.models import Hand, TableEvent
 
 

@@ -13,8 +13,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from export_helpers import *  # noqa: F403 - the fixtures (play_table, replay_club, seat_players, deals)
 
-from apps.engine.chain import GENESIS_HASH
-from apps.engine.export import CHECK_KEYS, FORMAT, verify_document
+from apps.engine.records.chain import GENESIS_HASH
+from apps.engine.records.verifier import CHECK_KEYS, FORMAT, verify_document
 from apps.replays.export import hand_document, hand_frames, session_document
 from apps.tables.models import Hand, TableEvent
 

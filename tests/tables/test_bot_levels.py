@@ -10,8 +10,8 @@ from django.db import IntegrityError, transaction
 from django.urls import reverse
 from tables_helpers import play_hand_via_services
 
-from apps.engine.bots import LEVELS
-from apps.engine.search_bot import Budget
+from apps.engine.bots.choose import LEVELS
+from apps.engine.bots.search import Budget
 from apps.tables import engine_io, services
 from apps.tables.context import TableError
 from apps.tables.models import TUOGUAN_LEVEL, BotLevel, Seat, Table, TableEvent

@@ -149,7 +149,7 @@ def test_old_luzhou_four_player_record_without_bottom_shown_replays_and_verifies
     so, the engine replays it, and the table's verification passes."""
     import random
 
-    from apps.engine.replay import replay
+    from apps.engine.records.replay import replay
     from apps.tables.models import Hand
     from apps.tables.verify import verify_hand
     from tests.tables.tables_helpers import play_hand_via_services
@@ -191,7 +191,7 @@ def test_the_escape_penalty_is_offered_in_each_players_own_copy_only(make_templa
     option is off. The exact amount (from hidden cards) is never in a copy before the hand ends."""
     import json
 
-    from apps.engine.settlement import escape_penalty
+    from apps.engine.scoring.settlement import escape_penalty
     from apps.tables.presenters import encoded_states
 
     table = _open_ready(make_template, players, escape_penalty=True)

@@ -11,8 +11,8 @@ import random
 
 import pytest
 
-from apps.engine.bots import bot_choose
-from apps.engine.hand import Hand
+from apps.engine.bots.choose import bot_choose
+from apps.engine.play.hand import Hand
 from apps.engine.rules import PRESETS
 from apps.tables import rows
 from apps.tables.jsontext import to_json, to_json_bytes

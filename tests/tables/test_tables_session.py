@@ -10,7 +10,7 @@ import pytest
 from django.utils import timezone
 from tables_helpers import cached, current, play_hand_via_services, ready_all
 
-from apps.engine.dealer import next_dealer
+from apps.engine.play.dealer import next_dealer
 from apps.tables import dissolve, engine_io, hand_cache, play, services, unit
 from apps.tables.context import TableError
 from apps.tables.models import Hand, Seat, Table, TableEvent

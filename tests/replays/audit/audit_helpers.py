@@ -11,8 +11,8 @@ from datetime import timedelta
 
 from django.utils import timezone
 
-from apps.engine.bots import bot_choose
-from apps.engine.hand import Hand as EngineHand
+from apps.engine.bots.choose import bot_choose
+from apps.engine.play.hand import Hand as EngineHand
 from apps.engine.rules import resolve_ruleset
 from apps.tables import engine_io
 from apps.tables.chain import GENESIS_HASH, link_hash, seed_commitment

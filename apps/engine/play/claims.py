@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .actions import HU, PASS, PENG, Action, sort_actions
-from .chi import chi_options, may_chi
-from .claim_resolution import Claim
-from .prefilter import may_complete
+from ..actions import HU, PASS, PENG, Action, sort_actions
+from ..chi import chi_options, may_chi
+from ..scoring.prefilter import may_complete
+from .resolution import Claim
 
 if TYPE_CHECKING:
     from .turns import HandState

@@ -16,13 +16,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .actions import Action, IllegalAction
+from ..actions import Action, IllegalAction
+from ..play.hand import Hand
+from ..rules import RuleError, RuleSet
+from ..scoring.settlement import settle
+from ..shuffle import parse_seed
 from .chain import GENESIS_HASH, link_hash, seed_commitment
-from .hand import Hand
 from .replay import _at, _first_difference, _short
-from .rules import RuleError, RuleSet
-from .settlement import settle
-from .shuffle import parse_seed
 
 FORMAT = "paohuzi-hand/1"
 SCOPES = ("hand", "session")

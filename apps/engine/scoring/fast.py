@@ -1,10 +1,10 @@
 """Scoring a win (RULES.md §8, §9.1, §9.2): ``score_win`` (full result) and ``can_win`` (fast test).
 
 The fast path works on packed count vectors (``decompose.py``: 8 bits per card kind in one int);
-the laid groups come packed from a static table (``scoring_tables.LAID``: 胡息 under every 胡息
+the laid groups come packed from a static table (``tables.LAID``: 胡息 under every 胡息
 table, the 偎/碰 a card can upgrade, card counts), so a hand's laid groups are a sum of a few ints.
 The winning card first takes the role §8.2 gives it (``winning_card.ROLES``, the tabulated
-``card_role`` that ``plain_scoring.variants`` calls); the 坎 (never broken) and, at a reveal win,
+``card_role`` that ``reference.variants`` calls); the 坎 (never broken) and, at a reveal win,
 four of a kind held are set aside; the free cards left are split into 绞, sentences and the 将 by
 table look-ups (``SENT_CODE``/``PAIR_CODE``, built with
 ``CASE_SENT``/``CASE_PAIR``), one case at a time once the 绞 are chosen. Among all decompositions
@@ -16,7 +16,7 @@ The hot loops avoid what costs most in CPython 3.11: comprehensions over a few i
 function call), ``sum()`` over big ints, dict keys built per call; see ``bench --vectors``.
 
 The chosen decomposition group by group (``ScoreResult.groups``) is built on first read by the plain
-scorer of ``plain_scoring.py``, which picks the same decomposition; natural wins use that scorer too.
+scorer of ``reference.py``, which picks the same decomposition; natural wins use that scorer too.
 
 >>> from apps.engine.rules import PRESETS
 >>> from apps.engine.cards import parse_card as p
@@ -32,7 +32,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from operator import attrgetter
 
-from .cards import IS_RED
+from ..cards import IS_RED
+from ..groups import Group
+from ..rules import RuleSet
 from .decompose import (
     ADD_GE1,
     ADD_GE3,
@@ -46,14 +48,12 @@ from .decompose import (
     best_with_jiao,
     free_shapes_packed,
 )
-from .groups import Group
 from .huxi import tun_of
 from .mingtang import BIG_FROM as _BIG_FROM
 from .mingtang import SMALL_FROM as _SMALL_FROM
 from .mingtang import MingtangContext, bonuses_of, fan_key, mingtang_of
-from .plain_scoring import _INCOMPLETE_MESSAGE, MAO_HU_HUXI, WIN_BY, ScoreResult, is_zimo, score_win_slow
-from .rules import RuleSet
-from .scoring_tables import (
+from .reference import _INCOMPLETE_MESSAGE, MAO_HU_HUXI, WIN_BY, ScoreResult, is_zimo, score_win_slow
+from .tables import (
     _BY_ID,
     ENC,
     LAID_BY_KIND,
@@ -117,7 +117,7 @@ def _laid_packed(rc: RuleContext, groups: Sequence[Group]) -> int:
 
 
 def _laid_sum(rc: RuleContext, groups: Sequence[Group]) -> int:
-    """The laid groups packed (``scoring_tables.LAID_*``), adding any group missing from ``rc.laid`` (never
+    """The laid groups packed (``tables.LAID_*``), adding any group missing from ``rc.laid`` (never
     one of valid input: ``score_win`` sums the table's entries directly)."""
     total = 0
     for key in map(_KIND_CARDS, groups):
@@ -200,7 +200,7 @@ def score_win(
     last_card: bool = False,
     reveal_card: int | None = None,
 ) -> ScoreResult:
-    """Score a candidate win (trusted input: see ``score_requests`` for the checked path).
+    """Score a candidate win (trusted input: see ``cli.score_requests`` for the checked path).
 
     ``hand`` is the hidden hand before the winning card (for ``natural``: the whole dealt hand, the
     dealer's reveal card included, and ``win_card`` None). Forced actions caused by the winning card
@@ -261,7 +261,7 @@ def score_win(
                 return _score_split(rc, hand, groups, win_card, win_by, dealer, last_card, reveal_card, hp, lp)
             ones = k >> 7  # a 1 in the field of each 坎
             held = k.bit_count()
-            fx += ((ones * rc.kan_rev) >> 152) & 0xFF  # their 胡息 (scoring_tables.RuleContext.kan_rev)
+            fx += ((ones * rc.kan_rev) >> 152) & 0xFF  # their 胡息 (tables.RuleContext.kan_rev)
             h -= ones * 3
             n -= 3 * held
             ng += held
@@ -349,7 +349,7 @@ def _below_min(top: int, min_huxi: int) -> ScoreResult:
 
 def packed_variants(rc: RuleContext, h: int, n: int, lp: int, n_laid: int, card: int, win_by: str, dealer: bool) -> list:
     """The ways the winning card counts (§8.2, by ``winning_card.ROLES``, as
-    ``plain_scoring.variants``) with the right group count: (fixed 胡息, free counts packed, 将
+    ``reference.variants``) with the right group count: (fixed 胡息, free counts packed, 将
     needed, all-red groups among the formed group and the 坎, number of free cards besides the 将).
     ``h``: the hand packed (``ENC``), ``n`` cards; ``lp``: the laid groups packed (``LAID``)."""
     same = rc.same

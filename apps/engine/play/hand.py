@@ -10,14 +10,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from .actions import DISCARD_ORDER, ESCAPE, HU, PASS, Action, IllegalAction, sort_actions
-from .cards import COPIES, KINDS, cards_of, parse_card
+from ..actions import DISCARD_ORDER, ESCAPE, HU, PASS, Action, IllegalAction, sort_actions
+from ..cards import COPIES, KINDS, cards_of, parse_card
+from ..rules import RuleSet
+from ..shuffle import deck_from_seed, parse_seed
 from .dealer import next_dealer
 from .events import AUDIT, Event
-from .rules import RuleSet
-from .shuffle import deck_from_seed, parse_seed
+from .observer import build_view, build_views
 from .turns import _NAMES, HandState
-from .views import build_view, build_views
 
 __all__ = ["AUDIT", "Action", "Event", "Hand", "IllegalAction"]
 
@@ -239,4 +239,4 @@ class Hand(HandState):
         return hand
 
 
-_ = AUDIT  # re-exported for ``from apps.engine.hand import AUDIT``
+_ = AUDIT  # re-exported for ``from apps.engine.play.hand import AUDIT``

@@ -20,13 +20,13 @@ from dataclasses import dataclass
 from operator import itemgetter
 from typing import Any, NamedTuple
 
-from .cards import IS_RED
+from ..cards import IS_RED
+from ..groups import Group
+from ..rules import RuleSet
 from .decompose import best_free, free_splits, partial_decompositions, split_groups, split_huxi
-from .groups import Group
 from .huxi import tun_of
 from .mingtang import MingtangContext, bonuses_of, mingtang_of
-from .rules import RuleSet
-from .scoring_tables import GroupT, RuleContext, rule_context
+from .tables import GroupT, RuleContext, rule_context
 from .winning_card import (
     KAN_TO_FOUR,
     LAID_PENG,
@@ -402,7 +402,7 @@ def score_win_slow(
     last_card: bool = False,
     reveal_card: int | None = None,
 ) -> ScoreResult:
-    """Score a candidate win (trusted input: see ``score_requests`` for the checked path).
+    """Score a candidate win (trusted input: see ``cli.score_requests`` for the checked path).
 
     ``hand`` is the hidden hand before the winning card (for ``natural``: the whole dealt hand, the
     dealer's reveal card included, and ``win_card`` None). Forced actions caused by the winning card

@@ -1,6 +1,6 @@
 """The scorer's tables: per-ruleset values (``RuleContext``, cached by ``rule_context``) and the
 static packed tables of laid groups and 胡息 (``LAID``, built at import), used by ``scoring`` (the
-fast path) and ``plain_scoring``.
+fast path) and ``reference``.
 """
 
 from __future__ import annotations
@@ -8,11 +8,11 @@ from __future__ import annotations
 import time
 from functools import lru_cache
 
-from .cards import IS_RED
+from ..cards import IS_RED
+from ..rules import RuleSet
 from .decompose import code_values
 from .huxi import SENTENCE_PATTERNS, group_huxi_by_key, same_huxi, sentence_weights, table_key, tun_of
 from .mingtang import fan_key
-from .rules import RuleSet
 from .winning_card import WIN_BY, is_zimo
 
 GroupT = tuple[str, tuple[int, ...]]
@@ -39,7 +39,7 @@ class RuleContext:
         self.value_cache: dict[tuple, tuple] = {}
         # 比 and 双飘 (changsha) look at the whole decomposition, 毛胡 at 0-胡息 ones: try every split.
         self.every_split = rs.mingtang == "changsha" or rs.mao_hu
-        # Fast path (scoring.py): 胡息 of 一二三 / 二七十 per case, of same-card groups per (kind, card),
+        # Fast path (fast.py): 胡息 of 一二三 / 二七十 per case, of same-card groups per (kind, card),
         # the fans per ``mingtang.fan_key`` and what a laid (kind, cards) group contributes (packed,
         # ``LAID_*`` below).
         small, big = self.weights
@@ -90,7 +90,7 @@ def _code_values(key: tuple[bool, bool]) -> tuple[tuple[int, ...], tuple[int, ..
     return code_values(small[0], small[8]), code_values(big[0], big[8])
 
 
-# Packed cards (scoring.py's fast path): 8 bits per card kind, kind c at bit 8c.
+# Packed cards (fast.py): 8 bits per card kind, kind c at bit 8c.
 ENC = tuple(1 << (8 * c) for c in range(20))
 RED_FIELDS = sum(0xFF << (8 * c) for c in range(20) if IS_RED[c])
 ONES20 = sum(1 << (8 * c) for c in range(20))  # (v * ONES20) >> 152 & 0xFF: the cards in v

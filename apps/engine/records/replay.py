@@ -11,11 +11,11 @@ import json
 import re
 from typing import Any
 
-from .actions import Action, IllegalAction
-from .cards import DECK_SIZE, card_name, counts_of, parse_card
-from .hand import Hand
-from .rules import RuleError, overrides_of, resolve_ruleset
-from .shuffle import parse_seed
+from ..actions import Action, IllegalAction
+from ..cards import DECK_SIZE, card_name, counts_of, parse_card
+from ..play.hand import Hand
+from ..rules import RuleError, overrides_of, resolve_ruleset
+from ..shuffle import parse_seed
 
 
 class ReplayMismatch(ValueError):

@@ -24,10 +24,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .cards import card_name
-from .events import AUDIT
+from ..cards import card_name
+from ..play.events import AUDIT
+from ..play.observer import build_view
 from .replay import _parse_actions, hand_of
-from .views import build_view
 
 # Keys of build_view(hand, AUDIT) a replay never needs: ``stock_cards`` (the undrawn cards in order:
 # up to 60 names per frame, and the deck is derivable from the seed anyway), ``legal_actions``

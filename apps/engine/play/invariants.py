@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .cards import COPIES, KINDS, rank
+from ..cards import COPIES, KINDS, rank
 from .events import AUDIT
 
 _SAME = {"ti": 4, "pao": 4, "wei": 3, "chou_wei": 3, "peng": 3}
@@ -47,9 +47,9 @@ def check_counts_fast(hand) -> list[str]:
 
 def option_problems(hand) -> list[str]:
     """The room options' invariants (module docstring); [] when none is on."""
-    from .actions import ESCAPE, HU
-    from .cards import RED
-    from .settlement import escape_penalty
+    from ..actions import ESCAPE, HU
+    from ..cards import RED
+    from ..scoring.settlement import escape_penalty
 
     rs = hand.rs
     problems: list[str] = []
@@ -121,7 +121,7 @@ def option_problems(hand) -> list[str]:
 
 
 def _name(card: int) -> str:
-    from .cards import card_name
+    from ..cards import card_name
 
     return card_name(card)
 

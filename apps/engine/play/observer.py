@@ -17,11 +17,11 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from .cards import KINDS, card_name, cards_of
+from ..cards import KINDS, card_name, cards_of
+from ..groups import Group
+from ..scoring.huxi import group_huxi, group_huxi_by_key, table_key
+from ..scoring.settlement import escape_penalty
 from .events import AUDIT, viewer_seq
-from .groups import Group
-from .huxi import group_huxi, group_huxi_by_key, table_key
-from .settlement import escape_penalty
 
 ESCAPE_WIRE = {"type": "escape"}
 

@@ -35,14 +35,14 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from .actions import HU, Action
-from .cards import COPIES, KINDS, parse_card
-from .claim_options import discard_claim, draw_claim
-from .claim_resolution import Claim
+from ..actions import HU, Action
+from ..cards import COPIES, KINDS, parse_card
+from ..groups import Group
+from ..play.claims import discard_claim, draw_claim
+from ..play.hand import Hand
+from ..play.resolution import Claim
+from ..rules import RuleSet
 from .greedy import greedy, partners
-from .groups import Group
-from .hand import Hand
-from .rules import RuleSet
 
 # Discards searched: the greedy bot's best few (fewest partners first).
 DISCARDS = 4

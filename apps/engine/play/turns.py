@@ -7,17 +7,17 @@ count rule (§5.6). ``Hand`` (hand.py) adds the public, checked API on top.
 
 from __future__ import annotations
 
-from .actions import HU, PASS, PENG, Action
-from .cards import RED, cards_of, counts_of, names
-from .claim_options import discard_claim, draw_claim
-from .claim_resolution import Claim
+from ..actions import HU, PASS, PENG, Action
+from ..cards import RED, cards_of, counts_of, names
+from ..groups import Group
+from ..rules import RuleSet
+from ..scoring.fast import can_win, score_win
+from ..scoring.huxi import group_huxi
+from ..scoring.prefilter import may_complete
+from ..scoring.settlement import capped, escape_amounts, settle_amounts
+from .claims import discard_claim, draw_claim
 from .events import Event
-from .groups import Group
-from .huxi import group_huxi
-from .prefilter import may_complete
-from .rules import RuleSet
-from .scoring import can_win, score_win
-from .settlement import capped, escape_amounts, settle_amounts
+from .resolution import Claim
 
 _NAMES = names(range(20))
 _WEI = ("wei", "chou_wei")
@@ -397,7 +397,7 @@ class HandState:
         last_card: bool = False,
         discarder: int | None = None,
     ) -> None:
-        """Score the win (only now: claim_options.py uses the fast ``can_win``) and end the hand."""
+        """Score the win (only now: claims.py uses the fast ``can_win``) and end the hand."""
         score = score_win(
             self.rs, cards_of(hand), groups, card, win_by,
             dealer=seat == self.dealer, last_card=last_card, reveal_card=self.reveal,
@@ -431,4 +431,4 @@ class HandState:
         self.result = {"escape": seat, "penalty": amounts["penalty"], "settlement": settlement}
 
 
-_PLAIN_CAN_WIN = HandState._can_win  # a test may replace it: claim_options.py then always asks it
+_PLAIN_CAN_WIN = HandState._can_win  # a test may replace it: claims.py then always asks it
