@@ -19,6 +19,7 @@ from apps.engine.bots.choose import bot_choose
 from apps.engine.bots.search import Budget
 from apps.engine.play.dealer import next_dealer  # noqa: F401 - re-exported
 from apps.engine.play.hand import Action, Hand, IllegalAction  # noqa: F401 - re-exported
+from apps.engine.play.observer import build_view, build_views
 from apps.engine.rules import RuleSet
 
 
@@ -53,12 +54,12 @@ def event_for(ev: Any, viewer: int | None) -> dict | None:
 def view_for(hand: Hand, viewer: int | None) -> dict:
     """``hand.view`` for a seat, or for a spectator (``None``): the engine hides every hidden card
     and, while claims are open, every claimant but the viewer himself (``views._public_to_act``)."""
-    return hand.view(viewer)
+    return build_view(hand, viewer)
 
 
 def views_for(hand: Hand, viewers: list[int | None]) -> list[dict]:
     """``view_for`` of each viewer, built together (an update's copies): the same redaction."""
-    return hand.views(viewers)
+    return build_views(hand, viewers)
 
 
 def legal_wire(hand: Hand, seat: int) -> list[dict]:
@@ -97,7 +98,7 @@ def settle(hand: Hand, *, base: int, piao: dict[int, int]) -> dict:
 
 def hand_card_names(hand: Hand, seat: int) -> list[str]:
     """The seat's own hidden cards, in notation."""
-    return list(hand.view(seat)["hands"][seat] or [])
+    return list(build_view(hand, seat)["hands"][seat] or [])
 
 
 def jsonable(value: Any) -> Any:

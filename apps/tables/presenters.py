@@ -1,6 +1,6 @@
 """What one viewer (a seat, or ``None`` for a spectator) may know about a table, as a JSON dict.
 
-Everything per viewer comes from the engine's ``view`` of the hand for him (``hand.view(viewer)``);
+Everything per viewer comes from the engine's ``view`` of the hand for him (``build_view(hand, viewer)``);
 everything else here is public table data: nothing is read off the engine's hand object, which
 holds every hidden card (issue #41). Who may claim a shown card is hidden too: only the viewer's own
 legal actions are listed (the view's), and the public ``turn`` is the seat that must discard
@@ -53,7 +53,7 @@ def hand_fees(table: Table, hand: Hand) -> dict[str, int]:
 
 
 def hand_state(hand: Hand, view: dict, viewer: int | None) -> dict[str, Any]:
-    """The hand as ``viewer`` sees it, from ``view`` (the engine's ``hand.view(viewer)``) and the
+    """The hand as ``viewer`` sees it, from ``view`` (the engine's ``build_view(hand, viewer)``) and the
     public hand row only: never from the engine's hand itself (RULES.md §5.3, issue #41)."""
     out: dict[str, Any] = {
         "number": hand.number,

@@ -128,14 +128,14 @@ def force_wins(monkeypatch, winners: dict[int, set[str]]) -> list[dict]:
 
     calls: list[dict] = []
 
-    def fake_can_win(self, seat, card, win_by, pre=None):
-        return win_by in winners.get(seat, ()) and self._may_hu(seat, card)
+    def fake_cards_win(self, seat, card, win_by, pre=None):
+        return win_by in winners.get(seat, ())
 
     def fake_score_win(rs, hand, groups, card, win_by, **kw):
         calls.append({"hand": list(hand), "groups": list(groups), "card": card, "win_by": win_by, **kw})
         return FakeScore()
 
-    monkeypatch.setattr(turns.HandState, "_can_win", fake_can_win)
+    monkeypatch.setattr(turns.HandState, "cards_win", fake_cards_win)
     monkeypatch.setattr(turns, "score_win", fake_score_win)
     return calls
 

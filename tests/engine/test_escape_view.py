@@ -20,6 +20,7 @@ from apps.engine.cli.main import main
 from apps.engine.cli.simulate import hand_seed
 from apps.engine.groups import Group
 from apps.engine.play.hand import Hand
+from apps.engine.play.observer import build_view
 from apps.engine.records.replay import replay
 from apps.engine.scoring.huxi import group_huxi
 from apps.engine.scoring.settlement import escape_amounts, escape_penalty
@@ -44,7 +45,7 @@ def test_s8_6_s5_3_two_worlds_give_every_viewer_the_same_view(preset, players, e
     for h, _events in resting_states(rs, f"engine:{preset}:{players}:{escape}", hands=12, every=2):
         states += 1
         for viewer in [*range(players), None]:
-            view = h.view(viewer)
+            view = build_view(h, viewer)
             legal = ESCAPE in view["legal_actions"]
             if viewer is not None:
                 assert legal == (escape and not _claim_open(h) and viewer in h.active_seats)
@@ -56,8 +57,8 @@ def test_s8_6_s5_3_two_worlds_give_every_viewer_the_same_view(preset, players, e
             other = other_world(h, viewer, rng)
             if other is None:
                 continue
-            differing += other.view("audit") != h.view("audit")
-            assert other.view(viewer) == view, (preset, players, viewer, len(h.actions))
+            differing += build_view(other, "audit") != build_view(h, "audit")
+            assert build_view(other, viewer) == view, (preset, players, viewer, len(h.actions))
     assert states >= 100 and differing >= states // 2
 
 
@@ -87,19 +88,19 @@ def test_s8_6_at_least_counts_laid_groups_only_a_face_down_wei_as_a_small_one():
     # seat 2: a 提 of b5 (12, one card up) and a 臭偎 of s4 (3, one card up).
     h.groups[1] = [_group("wei", "b6"), _group("pao", "b10")]
     h.groups[2] = [_group("ti", "b5"), _group("chou_wei", "s4")]
-    view0 = h.view(0)
+    view0 = build_view(h, 0)
     assert view0["groups"][1][0]["cards"] == [None, None, None] and view0["groups"][2][0]["cards"][0] == "b5"
     assert view0["escape"] == {"at_least": escape_penalty(3 + 9 + 12 + 3)} == {"at_least": 13}
     # the exact price counts the 偎 as it is, and the concealed cards: at least as much
     assert escape_amounts(h, 0)["penalty"] >= escape_penalty(6 + 9 + 12 + 3) == 14
     # seat 1 sees his own 偎, but not seat 0's; seat 0's laid groups count for him, his own do not
     h.groups[0] = [_group("wei", "b9")]
-    assert h.view(1)["escape"] == {"at_least": escape_penalty(3 + 12 + 3)} == {"at_least": 10}
-    assert h.view(0)["escape"] == {"at_least": 13}  # his own groups never count
+    assert build_view(h, 1)["escape"] == {"at_least": escape_penalty(3 + 12 + 3)} == {"at_least": 10}
+    assert build_view(h, 0)["escape"] == {"at_least": 13}  # his own groups never count
     # concealed cards count 0: emptying the others' hands changes nothing
     for s in (1, 2):
         h.hands[s] = [0] * 20
-    assert h.view(0)["escape"] == {"at_least": 13}
+    assert build_view(h, 0)["escape"] == {"at_least": 13}
 
 
 def test_s8_6_at_least_with_wei_shown_one_and_luzhous_table():
@@ -108,15 +109,15 @@ def test_s8_6_at_least_with_wei_shown_one_and_luzhous_table():
     cs = _discard_hand("changsha")
     assert cs.rs.wei_shown == "one"
     cs.groups[1] = [_group("wei", "b6")]
-    assert cs.view(0)["escape"] == {"at_least": escape_penalty(6)}  # 8: under 12
+    assert build_view(cs, 0)["escape"] == {"at_least": escape_penalty(6)}  # 8: under 12
     cs.groups[1] = [_group("wei", "b6")] * 3 + [_group("ti", "b10")]  # 18 + 12 = 30
-    assert cs.view(0)["escape"] == {"at_least": escape_penalty(30)} == {"at_least": 14}
+    assert build_view(cs, 0)["escape"] == {"at_least": escape_penalty(30)} == {"at_least": 14}
     lz = _discard_hand("luzhou")
     least = min(group_huxi(lz.rs, Group("wei", (c, c, c))) for c in range(20))
     lz.groups[1] = [_group("wei", "b10")] * 4
     lz.groups[2] = [_group("wei", "b9")]
-    assert lz.view(0)["escape"] == {"at_least": escape_penalty(5 * least)}
-    assert lz.view(0)["escape"]["at_least"] < escape_penalty(sum(group_huxi(lz.rs, g) for g in lz.groups[1] + lz.groups[2]))
+    assert build_view(lz, 0)["escape"] == {"at_least": escape_penalty(5 * least)}
+    assert build_view(lz, 0)["escape"]["at_least"] < escape_penalty(sum(group_huxi(lz.rs, g) for g in lz.groups[1] + lz.groups[2]))
 
 
 def test_s8_6_no_escape_and_no_bound_in_a_claim_window_nor_for_a_spectator():
@@ -126,14 +127,14 @@ def test_s8_6_no_escape_and_no_bound_in_a_claim_window_nor_for_a_spectator():
     seen_window = seen_turn = 0
     for h, _ in resting_states(rs, "window", hands=4, every=1):
         for seat in range(3):
-            view = h.view(seat)
+            view = build_view(h, seat)
             if _claim_open(h):
                 seen_window += 1
                 assert ESCAPE not in view["legal_actions"] and "escape" not in view
             else:
                 seen_turn += 1
                 assert ESCAPE in view["legal_actions"] and view["escape"]["at_least"] >= 8
-        assert "escape" not in h.view(None) and "escape" not in h.view("audit")
+        assert "escape" not in build_view(h, None) and "escape" not in build_view(h, "audit")
     assert seen_window and seen_turn
 
 
@@ -150,7 +151,7 @@ def test_cli_replay_trace_viewer_prints_the_whole_view(tmp_path):
         out = io.StringIO()
         assert main(["replay", str(path), "--trace", "--viewer", name], out=out) == 0
         last = json.loads(out.getvalue().splitlines()[-1])
-        assert last["view"] == json.loads(json.dumps(h.view(viewer)))
+        assert last["view"] == json.loads(json.dumps(build_view(h, viewer)))
         assert last["to_act"] == last["view"]["to_act"]
         assert ("escape" in last["view"]) == (viewer is not None)
     leaver = record["actions"][-1]["seat"]

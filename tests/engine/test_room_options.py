@@ -20,6 +20,7 @@ from apps.engine.groups import Group
 from apps.engine.play.events import AUDIT
 from apps.engine.play.hand import Hand
 from apps.engine.play.invariants import check
+from apps.engine.play.observer import build_view
 from apps.engine.records.replay import record_of, replay
 from apps.engine.rules import PRESETS, RuleError, resolve_ruleset
 from apps.engine.scoring.fast import can_win, score_win
@@ -93,9 +94,9 @@ def test_s3_8_1_no_reveal_card_the_dealer_gets_the_21st_face_down():
     assert len(own) == 21 and None not in own  # the dealer sees his own 21st card
     for viewer in (0, 2, 3, None):
         assert h.events[0].for_viewer(viewer)["hands"][1] == [None] * 21
-        assert h.view(viewer)["reveal"] is None
-        assert h.view(viewer)["hands"][1] is None
-    assert h.view(1)["hands"][1] == sorted(h.events[0].to_wire()["hands"][1], key=parse_card)
+        assert build_view(h, viewer)["reveal"] is None
+        assert build_view(h, viewer)["hands"][1] is None
+    assert build_view(h, 1)["hands"][1] == sorted(h.events[0].to_wire()["hands"][1], key=parse_card)
     assert h.to_act() == [1] and h.phase == "discard"  # the dealer holds 21: he discards first
     assert check(h) == []
 
@@ -128,7 +129,7 @@ def test_s3_8_2_the_last_stock_card_is_turned_up_for_everyone():
         {"seq": 2, "type": "bottom_shown", "card": "s4"}]
     assert h.stock[-1] == parse_card("s4") and h.bottom_card == parse_card("s4")
     for viewer in (0, 1, 2, 3, None, AUDIT):
-        assert h.view(viewer)["bottom_card"] == "s4"
+        assert build_view(h, viewer)["bottom_card"] == "s4"
         assert h.events[1].for_viewer(viewer) is not None and h.events[1].for_viewer(viewer)["card"] == "s4"
 
 
@@ -230,7 +231,7 @@ def test_s3_8_4_the_sitter_sees_only_what_a_spectator_sees():
         from apps.engine.bots.choose import bot_choose
 
         while True:
-            spectator, own = h.view(None), h.view(sitter)
+            spectator, own = build_view(h, None), build_view(h, sitter)
             assert own["hands"][sitter] == [] and spectator["hands"][sitter] in (None, [])  # he holds none
             own["hands"][sitter] = spectator["hands"][sitter]
             assert {k: v for k, v in own.items() if k not in ("viewer", "chou")} == {
@@ -293,7 +294,7 @@ def test_s8_6_escape_is_legal_for_every_active_seat_and_never_makes_a_seat_waite
     assert h.to_act() == [0]
     assert wires(h.legal_actions(1)) == [ESCAPE] and wires(h.legal_actions(2)) == [ESCAPE]
     assert ESCAPE in wires(h.legal_actions(0)) and len(h.legal_actions(0)) > 1
-    assert h.view(1)["legal_actions"] == [ESCAPE] and h.view(1)["to_act"] == [0]
+    assert build_view(h, 1)["legal_actions"] == [ESCAPE] and build_view(h, 1)["to_act"] == [0]
     assert h.default_action(1) is None and h.default_action(0).type == "discard"  # a time-out never escapes
     # a sit_out sitter is no active seat
     lz = Hand(resolve_ruleset("luzhou", {"escape_penalty": True}, players=4), 0, hand_seed("sit", 2))
@@ -392,7 +393,7 @@ def test_s8_6_no_escape_while_a_claim_window_is_open():
             continue
         waiting = h.to_act()
         for s in h.active_seats:
-            assert ESCAPE not in wires(h.legal_actions(s)) and "escape" not in h.view(s)
+            assert ESCAPE not in wires(h.legal_actions(s)) and "escape" not in build_view(h, s)
             with pytest.raises(IllegalAction):
                 act(h, s, ESCAPE)
         assert check(h) == []
@@ -599,7 +600,7 @@ def test_s9_6_a_2_player_hand_with_remove_cards_runs_out_after_19_draws():
     draws = [parse_card(e.to_wire()["card"]) for e in h.events if e.type == "draw"]
     assert len(draws) == 19 and draws == deck[41:60]  # the whole stock, in order, and nothing else
     assert h.result == {"winner": None, "draw": True} and h.events[-1].type == "huang"
-    assert h.view(0)["stock"] == 0 and h.view(0)["set_aside"] == 20
+    assert build_view(h, 0)["stock"] == 0 and build_view(h, 0)["set_aside"] == 20
 
 
 def test_s9_6_remove_cards_nobody_sees_them_until_the_seed_is_revealed():
@@ -613,9 +614,9 @@ def test_s9_6_remove_cards_nobody_sees_them_until_the_seed_is_revealed():
     assert ev.to_wire()["cards"] == aside and ev.to_wire()["count"] == 20
     for viewer in (0, 1, None):
         assert ev.for_viewer(viewer) == {"seq": ev.viewer_seq(viewer), "type": "set_aside", "count": 20}
-        view = h.view(viewer)
+        view = build_view(h, viewer)
         assert view["set_aside"] == 20 and "set_aside_cards" not in view and "stock_cards" not in view
-    assert h.view(AUDIT)["set_aside_cards"] == aside
+    assert build_view(h, AUDIT)["set_aside_cards"] == aside
     assert record_of(h)["events"][1]["cards"] == aside  # the stored (audit) log keeps them
     assert h.card_locations()["set_aside"] == deck_from_seed(seed)[60:]
     assert check(h) == []

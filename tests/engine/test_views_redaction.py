@@ -11,6 +11,7 @@ from hand_support import act, hand_from, pass_all
 from apps.engine.actions import Action
 from apps.engine.play.events import AUDIT
 from apps.engine.play.hand import Hand
+from apps.engine.play.observer import build_view, build_views
 from apps.engine.rules import PRESET_PLAYERS, PRESETS, resolve_ruleset
 
 
@@ -40,35 +41,35 @@ def test_s4_1_wei_hidden_for_others_unless_wei_shown_one():
     pass_all(h)
     wei = next(e for e in h.events if e.type == "wei")
     assert wei.for_viewer(1)["card"] == "s6" and wei.for_viewer(2)["card"] is None
-    assert h.view(2)["groups"][1] == [{"kind": "wei", "cards": [None, None, None]}]
-    assert h.view(1)["groups"][1] == [{"kind": "wei", "cards": ["s6", "s6", "s6"]}]
+    assert build_view(h, 2)["groups"][1] == [{"kind": "wei", "cards": [None, None, None]}]
+    assert build_view(h, 1)["groups"][1] == [{"kind": "wei", "cards": ["s6", "s6", "s6"]}]
     cs = hand_from("changsha", ["s9", "s6 s6"], "s10", "s6")
     act(cs, 0, {"type": "discard", "card": "s9"})
     pass_all(cs)
     wei = next(e for e in cs.events if e.type == "wei")
     assert wei.for_viewer(2)["card"] == "s6"
-    assert cs.view(2)["groups"][1] == [{"kind": "wei", "cards": ["s6", None, None]}]
+    assert build_view(cs, 2)["groups"][1] == [{"kind": "wei", "cards": ["s6", None, None]}]
 
 
 def test_s4_1_ti_shows_one_card():
     h = hand_from("full", ["s9", "s1 s1 s1 s1"], "s10")
-    assert h.view(2)["groups"][1] == [{"kind": "ti", "cards": ["s1", None, None, None]}]
+    assert build_view(h, 2)["groups"][1] == [{"kind": "ti", "cards": ["s1", None, None, None]}]
 
 
 def test_view_of_a_seat():
     h = hand_from("full", ["s3"], "s10")
-    v = h.view(0)
+    v = build_view(h, 0)
     assert v["hands"][0] is not None and v["hands"][1] is None and v["hands"][2] is None
     assert v["hand_sizes"] == {0: 21, 1: 20, 2: 20}
     assert v["to_act"] == [0] and v["legal_actions"] == [a.to_wire() for a in h.legal_actions(0)]
     assert v["stock"] == 19 and v["reveal"] == "s10"
     json.dumps(v)
-    assert h.view(1)["legal_actions"] == []
-    spectator = h.view(None)
+    assert build_view(h, 1)["legal_actions"] == []
+    spectator = build_view(h, None)
     assert all(spectator["hands"][s] is None for s in range(3))
     assert "stock_cards" not in spectator and "chou" not in spectator
     assert spectator["legal_actions"] == [] and spectator["pending"] == []
-    assert "stock_cards" in h.view(AUDIT)
+    assert "stock_cards" in build_view(h, AUDIT)
 
 
 def test_to_json_round_trip_behaves_identically():
@@ -171,7 +172,7 @@ def test_claimants_are_hidden_while_claims_are_open():
                 continue
             seen += 1
             for viewer in [*range(hand.players), None]:
-                view = hand.view(viewer)
+                view = build_view(hand, viewer)
                 assert view["to_act"] == [s for s in hand.to_act() if s == viewer]
                 assert view["pending"] == (hand.pending.get(viewer, []) if viewer is not None else [])
         if seen > 40:
@@ -209,7 +210,7 @@ def test_cli_trace_as_a_viewer_is_the_engines_redacted_stream(tmp_path, capsys):
                 assert last["to_act"] == h.to_act()
             else:
                 assert last["legal"] == ({} if viewer is None else {str(viewer): legal_wire(h, viewer)})
-                assert last["to_act"] == h.view(viewer)["to_act"]
+                assert last["to_act"] == build_view(h, viewer)["to_act"]
     file = tmp_path / "r.json"
     for bad in (["--viewer", "9"], ["--viewer", "x"]):
         out = io.StringIO()
@@ -225,7 +226,7 @@ def test_s4_1_views_built_together_are_each_viewers_own_view():
     h = hand_from("full", ["s9", "s6 s6"], "s10", "s6")
     act(h, 0, {"type": "discard", "card": "s9"})
     pass_all(h)
-    owner, other, spectator = h.views([1, 2, None])
+    owner, other, spectator = build_views(h, [1, 2, None])
     assert owner["groups"][1] == [{"kind": "wei", "cards": ["s6", "s6", "s6"]}]
     assert other["groups"][1] == spectator["groups"][1] == [{"kind": "wei", "cards": [None, None, None]}]
     assert owner["huxi"][1] > 0 and other["huxi"][1] == 0
@@ -237,8 +238,8 @@ def test_s4_1_views_built_together_are_each_viewers_own_view():
             viewers = [*range(players), None, AUDIT]
             while True:
                 order = viewers[::-1] if len(hand.events) % 2 else viewers
-                together = hand.views(order)
-                assert together == [hand.view(v) for v in order], (preset, players, len(hand.events))
+                together = build_views(hand, order)
+                assert together == [build_view(hand, v) for v in order], (preset, players, len(hand.events))
                 if hand.finished:
                     break
                 seat = hand.to_act()[0]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from apps.engine.play.observer import build_view
 from apps.ledgers.models import Entry, Transaction
 from apps.tables import play, records, services
 from apps.tables.context import TableError
@@ -178,7 +179,7 @@ def test_luzhou_four_players_shows_the_last_stock_card_to_every_viewer(club, pla
     table, users = _luzhou4(club, players, make_user)
     _t, hand, eh = current(table.pk)
     assert eh.rs.bottom_shown
-    bottom = eh.view(None)["bottom_card"]
+    bottom = build_view(eh, None)["bottom_card"]
     assert bottom is not None
     for viewer in (0, 1, 2, 3, None):
         assert engine_io.view_for(eh, viewer)["bottom_card"] == bottom

@@ -14,6 +14,7 @@ import random
 import pytest
 from tables_helpers import current, ready_all
 
+from apps.engine.play.observer import build_view
 from apps.tables import engine_io, outbox, play
 from apps.tables.models import Hand, TableEvent
 from apps.tables.outbox import view_seq
@@ -80,7 +81,7 @@ def check_message(message: dict, hand: Hand, eh) -> None:
             for seat, cards in state_view["hands"].items():
                 if viewer is None or int(seat) != viewer:
                     assert cards is None, f"hand of seat {seat} leaked to {key}"
-            audit = engine_io.jsonable(eh.view("audit"))  # string seat keys, as on the wire
+            audit = engine_io.jsonable(build_view(eh, "audit"))  # string seat keys, as on the wire
             for seat, groups in state_view["groups"].items():
                 for shown, real in zip(groups, audit["groups"][seat], strict=True):
                     if real["kind"] == "wei" and eh.rs.wei_shown == "none" and (viewer is None or int(seat) != viewer):

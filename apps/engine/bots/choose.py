@@ -7,7 +7,7 @@
 
 The levels players choose (``LEVELS``): ``easy`` is greedy that makes a random legal choice one time
 in ``EASY_RANDOM`` (it still takes every 胡); ``normal`` is greedy; ``hard`` is the searching bot of
-search.py, which decides from ``hand.view(seat)`` alone within a time ``budget``.
+search.py, which decides from ``build_view(hand, seat)`` alone within a time ``budget``.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from __future__ import annotations
 import random
 
 from ..actions import HU, Action
+from ..play.observer import build_view
 from .greedy import greedy
 
 LEVELS = ("easy", "normal", "hard")
@@ -30,7 +31,7 @@ def bot_choose(hand, seat: int, kind: str = "greedy", rng: random.Random | None 
     if kind == "hard":
         from .search import DEFAULT_BUDGET, search_choose
 
-        return search_choose(hand.rs, hand.view(seat), rng, budget or DEFAULT_BUDGET)
+        return search_choose(hand.rs, build_view(hand, seat), rng, budget or DEFAULT_BUDGET)
     legal = hand.decision_actions(seat)  # never ``escape`` (RULES.md §8.6: a player's choice)
     if not legal:
         raise ValueError(f"seat {seat} has nothing to decide")

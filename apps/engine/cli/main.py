@@ -13,6 +13,7 @@ import time
 from collections.abc import Sequence
 from typing import Any, TextIO
 
+from ..play.observer import build_view
 from ..rules import PRESETS
 
 
@@ -121,7 +122,7 @@ def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
         else:  # only what the viewer may know: his own options, the public part of who acts, and
             # his whole view (what the platform builds his copy from; with escape_penalty, §8.6)
             legal = {} if viewer is None else {str(viewer): legal_wire(hand, viewer)}
-            view = hand.view(viewer)
+            view = build_view(hand, viewer)
             last = {"legal": legal, "to_act": view["to_act"], "view": view}
         out.write(_dump(last) + "\n")
         return 0

@@ -11,17 +11,17 @@ from __future__ import annotations
 from typing import Any
 
 from ..actions import DISCARD_ORDER, ESCAPE, HU, PASS, Action, IllegalAction, sort_actions
-from ..cards import COPIES, KINDS, cards_of, parse_card
+from ..cards import COPIES, KINDS, cards_of, names, parse_card
 from ..rules import RuleSet
 from ..shuffle import deck_from_seed, parse_seed
 from .dealer import next_dealer
 from .events import AUDIT, Event
-from .observer import build_view, build_views
-from .turns import _NAMES, HandState
+from .turns import HandState
 
 __all__ = ["AUDIT", "Action", "Event", "Hand", "IllegalAction"]
 
 _DISCARDS = tuple(Action("discard", c) for c in range(KINDS))
+_NAMES = names(range(KINDS))
 
 
 class Hand(HandState):
@@ -47,6 +47,27 @@ class Hand(HandState):
                 raise ValueError("a deck is 80 cards, 4 of each of the 20 kinds")
         self._setup(rs, dealer, cards)
         self._deal()
+
+    @classmethod
+    def at_position(
+        cls, rs: RuleSet, dealer: int, *, hands: list, groups: list, discards: list, chou: list, dead: list,
+        stock: list[int], reveal: int | None,
+    ) -> Hand:
+        """A hand set up at a position, with no deck and no history (the searching bot's sampled
+        worlds): per seat its hand (count vector), laid groups, discard row, 臭 cards and dead flag;
+        the stock still to draw. The caller then sets ``phase``, ``turn`` and ``claim``."""
+        hand = cls.__new__(cls)
+        hand._setup(rs, dealer, [])
+        hand.seed = None
+        for s in range(rs.players):
+            hand.hands[s] = list(hands[s])
+            hand.groups[s] = list(groups[s])
+            hand.discards[s] = list(discards[s])
+            hand._chou[s] = set(chou[s])
+            hand.dead[s] = dead[s]
+        hand.stock = list(stock)
+        hand.reveal = reveal
+        return hand
 
     # ---- whose turn and what may be done ----------------------------------------------------
     def to_act(self) -> list[int]:
@@ -165,7 +186,7 @@ class Hand(HandState):
         """Where each of the 80 cards is (card ints): stock, hands, groups, discard rows, table."""
         seats = range(self.players)
         return {
-            "stock": list(self.stock[self._stock_pos :]),
+            "stock": self.stock_cards(),
             "hands": {s: cards_of(self.hands[s]) for s in seats},
             "groups": {s: [list(g.cards) for g in self.groups[s]] for s in seats},
             "discards": {s: list(self.discards[s]) for s in seats},
@@ -178,7 +199,12 @@ class Hand(HandState):
         return set(self._chou[seat])
 
     def stock_left(self) -> int:
+        """How many cards the stock still holds."""
         return len(self.stock) - self._stock_pos
+
+    def stock_cards(self) -> list[int]:
+        """The cards the stock still holds, the next to be drawn first (hidden: audit views only)."""
+        return self.stock[self._stock_pos :]
 
     @property
     def bottom_card(self) -> int | None:
@@ -196,13 +222,7 @@ class Hand(HandState):
             return self.dealer, 0
         return next_dealer(self.rs, self.dealer, self.result["winner"], consecutive_draws)
 
-    def view(self, viewer: int | str | None) -> dict[str, Any]:
-        """What ``viewer`` (a seat, ``None`` for a spectator, ``AUDIT``) may see, JSON-able."""
-        return build_view(self, viewer)
-
-    def views(self, viewers: list[int | str | None]) -> list[dict[str, Any]]:
-        """``[self.view(v) for v in viewers]``, built together (they share what all see alike)."""
-        return build_views(self, viewers)
+    # What one viewer may see of the hand is the observer's (``observer.build_view(hand, viewer)``).
 
     # ---- persistence ------------------------------------------------------------------------
     def to_json(self) -> dict[str, Any]:

@@ -22,6 +22,7 @@ from typing import Any
 
 from ..cards import COPIES, KINDS, rank
 from .events import AUDIT
+from .observer import build_view
 
 _SAME = {"ti": 4, "pao": 4, "wei": 3, "chou_wei": 3, "peng": 3}
 
@@ -274,7 +275,7 @@ def roundtrip_problems(hand) -> list[str]:
     except Exception as exc:  # noqa: BLE001 - reported as a violation
         return [f"round trip failed: {type(exc).__name__}: {exc}"]
     problems = []
-    if copy.view(AUDIT) != hand.view(AUDIT):
+    if build_view(copy, AUDIT) != build_view(hand, AUDIT):
         problems.append("round trip changed view(AUDIT)")
     if copy.to_act() != hand.to_act():
         problems.append(f"round trip changed to_act: {hand.to_act()} -> {copy.to_act()}")

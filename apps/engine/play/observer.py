@@ -128,7 +128,7 @@ def build_views(hand: Hand, viewers: list[int | str | None]) -> list[dict[str, A
         elif viewer == AUDIT:
             view["pending"] = {s: opts for s, opts in hand.pending.items()}
             view["legal_actions"] = {s: [a.to_wire() for a in hand.legal_actions(s)] for s in hand.to_act()}
-            view["stock_cards"] = [card_name(c) for c in hand.stock[hand._stock_pos :]]
+            view["stock_cards"] = [card_name(c) for c in hand.stock_cards()]
             if rs.remove_cards:
                 view["set_aside_cards"] = [card_name(c) for c in hand.set_aside]
             view["chou"] = {s: sorted(card_name(c) for c in hand.chou(s)) for s in seats}

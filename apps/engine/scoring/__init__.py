@@ -1,8 +1,9 @@
 """Scoring a win and settling a hand: whether a hand can win, its 胡息, 名堂 and 囤, and who pays whom.
 
 - ``fast``: the scorer the game uses (``score_win``, ``can_win``), built on precomputed tables;
-- ``reference``: the plain reference scorer the fast one is checked against (tests, the score CLI);
-- ``reference`` also holds ``ScoreResult`` and the natural wins (for now);
+- ``reference``: the plain scorer the fast one is checked against, which also scores natural wins
+  and builds the groups of a fast-path result when they are read;
+- ``result``: ``ScoreResult``, the value of a candidate win, shared by both scorers;
 - ``tables``, ``decompose``, ``huxi``, ``mingtang``, ``prefilter``, ``winning_card``: their parts;
 - ``settlement``: the amounts a settled hand moves between seats.
 
@@ -11,6 +12,6 @@ Imports only the engine's root vocabulary (``cards``, ``groups``, ``rules``, ``c
 """
 
 from .fast import can_win, score_win
-from .reference import ScoreResult
+from .result import ScoreResult
 
 __all__ = ["ScoreResult", "can_win", "score_win"]

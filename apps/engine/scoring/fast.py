@@ -52,20 +52,21 @@ from .huxi import tun_of
 from .mingtang import BIG_FROM as _BIG_FROM
 from .mingtang import SMALL_FROM as _SMALL_FROM
 from .mingtang import MingtangContext, bonuses_of, fan_key, mingtang_of
-from .reference import _INCOMPLETE_MESSAGE, MAO_HU_HUXI, WIN_BY, ScoreResult, is_zimo, score_win_slow
+from .reference import WIN_BY, is_zimo, score_win_slow
+from .result import INCOMPLETE, MAO_HU_HUXI, ScoreResult
 from .tables import (
-    _BY_ID,
+    CONTEXTS_BY_ID,
     ENC,
     LAID_BY_KIND,
     LAID_CHI_MASK,
     LAID_COUNTS,
     LAID_FOUR_MASK,
-    LAID_PENG,
-    LAID_WEI,
     ONES20,
+    PENG_BIT,
     PIAO_BY_KIND,
     PIAO_NIBBLES,
     RED_FIELDS,
+    WEI_BIT,
     RuleContext,
     laid_bits,
     packed_counts,
@@ -75,17 +76,13 @@ from .tables import (
 from .winning_card import (
     JOIN,
     KAN_TO_FOUR,
+    LAID_PENG,
+    LAID_WEI,
     NO_LAID,
     PAIR_TO_WEI,
     PENG_TO_PAO,
     ROLES,
     WEI_TO_FOUR,
-)
-from .winning_card import (
-    LAID_PENG as _ROLE_PENG,
-)
-from .winning_card import (
-    LAID_WEI as _ROLE_WEI,
 )
 
 __all__ = ["WIN_BY", "ScoreResult", "can_win", "is_zimo", "score_win", "tun_of"]
@@ -98,7 +95,6 @@ _SENT_NIB = (NIBBLES * 6, NIBBLES * 5, NIBBLES * 4)  # nibble + these has bit 3 
 _NIB8 = NIBBLES * 8
 _RED_TOP = sum(0x80 << (FIELD * c) for c in range(20) if IS_RED[c])  # the top bit of each red card's field
 _RED_RANKS = (1, 6, 9)
-_INCOMPLETE = ScoreResult(False, "incomplete", _INCOMPLETE_MESSAGE)
 
 
 _KIND_CARDS = attrgetter("kind", "cards")
@@ -211,7 +207,7 @@ def score_win(
     """
     if win_card is None or win_by == "natural":
         return score_win_slow(rs, hand, groups, win_card, win_by, dealer, last_card, reveal_card)
-    hit = _BY_ID.get(id(rs))
+    hit = CONTEXTS_BY_ID.get(id(rs))
     rc = hit[1] if hit is not None and hit[0] is rs else rule_context(rs)
     hp = 0
     enc = ENC
@@ -228,7 +224,7 @@ def score_win(
     fixed = (lp >> rc.laid_huxi) & 0xFF
     four = 1 if lp & LAID_FOUR_MASK else 0
     n_laid = len(groups)
-    # A laid 偎/臭偎 (bit LAID_WEI) or 碰 (bit LAID_PENG) of the winning card, from one shift.
+    # A laid 偎/臭偎 (bit WEI_BIT) or 碰 (bit PENG_BIT) of the winning card, from one shift.
     # Its ``winning_card.LAID_*`` index from the same bits: 偎 (bit 0) → 1, 碰 (bit 20) → 2.
     upgrade = (lp >> win_card) & _WEI_PENG if held < 2 else 0
     role, kind = ROLES[win_by][dealer][3 * held + ((upgrade & 1) | (upgrade >> 19 & 2))]
@@ -300,7 +296,7 @@ def score_win(
             cands.append((huxi, nf == 0 and not lp & LAID_CHI_MASK))
     if not cands:
         if top < 0:
-            return _INCOMPLETE
+            return INCOMPLETE
         return _below_min(top, rc.win_min)
     hw = hp + (1 << sh)  # every hidden card, the winning card included
     t = lp >> LAID_COUNTS
@@ -324,13 +320,13 @@ def score_win(
     (score, shown), tun, mingtang, fan, bonuses = best_val
     return ScoreResult(  # as ``_lazy_win``, inline (hot path)
         True, None, None, shown, None, {"red": red, "big": big, "small": small}, tun, mingtang, fan, score, bonuses,
-        [(rs, tuple(hand), tuple(groups), win_card, win_by, dealer, last_card, reveal_card)],
+        [(score_win_slow, (rs, tuple(hand), tuple(groups), win_card, win_by, dealer, last_card, reveal_card))],
     )
 
 
-_WEI_PENG = 1 << LAID_WEI | 1 << LAID_PENG
+_WEI_PENG = 1 << WEI_BIT | 1 << PENG_BIT
 # The role index above reads the laid 偎 at bit 0 and the 碰 at bit 20 as ``winning_card.LAID_*`` 1, 2.
-assert (LAID_WEI, LAID_PENG, _ROLE_WEI, _ROLE_PENG, NO_LAID) == (0, 20, 1, 2, 0)
+assert (WEI_BIT, PENG_BIT, LAID_WEI, LAID_PENG, NO_LAID) == (0, 20, 1, 2, 0)
 
 
 def _lazy_win(best_val: tuple, red: int, big: int, small: int, args: tuple) -> ScoreResult:
@@ -339,7 +335,7 @@ def _lazy_win(best_val: tuple, red: int, big: int, small: int, args: tuple) -> S
     rs, hand, groups, *rest = args
     return ScoreResult(
         True, None, None, shown, None, {"red": red, "big": big, "small": small}, tun, mingtang, fan, score, bonuses,
-        [(rs, tuple(hand), tuple(groups), *rest)],
+        [(score_win_slow, (rs, tuple(hand), tuple(groups), *rest))],
     )
 
 
@@ -426,7 +422,7 @@ def _score_split(
     rs = rc.rs
     vs = packed_variants(rc, hp, len(hand), lp, len(groups), win_card, win_by, dealer)
     if not vs:
-        return _INCOMPLETE
+        return INCOMPLETE
     chi = lp & LAID_CHI_MASK
     min_huxi = rc.win_min  # max(min_huxi, qi_hu): the gate of §8.1, §9.6
     mao_hu = rs.mao_hu
@@ -451,7 +447,7 @@ def _score_split(
                 cands.append((huxi, not chi and nf == 0, 0, 0))
     if not cands:
         if top < 0:
-            return _INCOMPLETE
+            return INCOMPLETE
         return _below_min(top, min_huxi)
     red, big = packed_counts(hp + ENC[win_card])
     t = lp >> LAID_COUNTS
@@ -489,7 +485,7 @@ def can_win(
     built). ``hand_counts`` is the 20-count vector of the hidden hand before the winning card."""
     if win_by == "natural" or win_card is None:
         return sum(1 for n in hand_counts if n == 4) >= 3 or sum(1 for n in hand_counts if n >= 3) >= 5
-    hit = _BY_ID.get(id(rs))
+    hit = CONTEXTS_BY_ID.get(id(rs))
     rc = hit[1] if hit is not None and hit[0] is rs else rule_context(rs)
     hp = int.from_bytes(bytes(hand_counts), "little")
     n = sum(hand_counts)
