@@ -14,11 +14,11 @@ from typing import Any
 
 from django.conf import settings
 
+from apps.engine import Action, Hand, IllegalAction  # noqa: F401 - re-exported
 from apps.engine import settle as engine_settle
 from apps.engine.bots.choose import bot_choose
 from apps.engine.bots.search import Budget
 from apps.engine.play.dealer import next_dealer  # noqa: F401 - re-exported
-from apps.engine.play.hand import Action, Hand, IllegalAction  # noqa: F401 - re-exported
 from apps.engine.play.observer import build_view, build_views
 from apps.engine.rules import RuleSet
 

@@ -10,7 +10,21 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..actions import DISCARD_ORDER, ESCAPE, HU, PASS, Action, IllegalAction, sort_actions
+from ..actions import (
+    DISCARD_ORDER,
+    ESCAPE,
+    HU,
+    PASS,
+    Action,
+    BadAction,
+    ClaimOpen,
+    EscapeOff,
+    IllegalAction,
+    NotLegal,
+    NotYourCard,
+    NotYourTurn,
+    sort_actions,
+)
 from ..cards import COPIES, KINDS, cards_of, names, parse_card
 from ..rules import RuleSet
 from ..shuffle import deck_from_seed, parse_seed
@@ -22,6 +36,13 @@ __all__ = ["AUDIT", "Action", "Event", "Hand", "IllegalAction"]
 
 _DISCARDS = tuple(Action("discard", c) for c in range(KINDS))
 _NAMES = names(range(KINDS))
+# What ``check`` tells a player, by the refusal (NotLegal names the action itself).
+_CHECK_MESSAGES: dict[type[IllegalAction], str] = {
+    NotYourTurn: "It is not your turn.",
+    NotYourCard: "That card is not in your hand.",
+    ClaimOpen: "You cannot leave while a card awaits answers.",
+    EscapeOff: "Leaving a hand (escape) is not allowed at this table.",
+}
 
 
 class Hand(HandState):
@@ -146,19 +167,57 @@ class Hand(HandState):
         claim = self.claim
         return {s: sorted({a.type for a in claim.options[s]}) for s in claim.undecided()}
 
+    def refusal(self, seat: int, action: Action) -> type[IllegalAction] | None:
+        """Why ``action`` is not legal for ``seat`` now, as the typed error to raise; None when it is
+        legal. The one statement of legality: ``apply`` and ``check`` both ask it."""
+        if self.finished:
+            return NotLegal
+        if self._is_legal(seat, action):
+            return None
+        if action.type == "escape":  # RULES.md §8.6: any active seat, waited for or not
+            if not self.rs.escape_penalty:
+                return EscapeOff
+            if self.claim_open():
+                return ClaimOpen
+            return None if action in self.legal_actions(seat) else NotLegal
+        if seat not in self.to_act():
+            return NotYourTurn
+        if action in self.legal_actions(seat):
+            return None
+        card = action.card
+        if action.type == "discard" and card.__class__ is int and 0 <= card < KINDS and not self.hands[seat][card]:
+            return NotYourCard
+        return NotLegal
+
+    def check(self, seat: int, wire: object) -> Action:
+        """The checked path for an untrusted wire action of ``seat``, in one call: parse it, then its
+        legality now. Returns the ``Action``; raises an ``IllegalAction`` subclass whose ``code`` says
+        why (``BadAction``, ``BadCard``, ``NotYourTurn``, ``NotYourCard``, ``ClaimOpen``, ``EscapeOff``,
+        ``NotLegal``) and whose message is the one a player is shown."""
+        if not isinstance(wire, dict):
+            raise BadAction("The action must be a JSON object.")
+        action = Action.from_wire(wire)
+        why = self.refusal(seat, action)
+        if why is None:
+            return action
+        raise why(_CHECK_MESSAGES.get(why) or (
+            "You do not play this hand." if action.type == "escape" else f"{wire} is not legal now."
+        ))
+
     def apply(self, seat: int, action: Action) -> list[Event]:
         """Apply a player's action; returns the new events. IllegalAction leaves the hand unchanged."""
         if self.finished:
-            raise IllegalAction("the hand is over")
+            raise NotLegal("the hand is over")
         if not isinstance(action, Action):
-            raise IllegalAction(f"not an action: {action!r}")
+            raise BadAction(f"not an action: {action!r}")
         if not self._is_legal(seat, action):
-            legal = self.legal_actions(seat)
-            if not legal:
-                raise IllegalAction(f"seat {seat} has nothing to decide now (to act: {self.to_act()})")
-            if action not in legal:
+            why = self.refusal(seat, action)
+            if why is not None:
+                legal = self.legal_actions(seat)
+                if not legal:
+                    raise why(f"seat {seat} has nothing to decide now (to act: {self.to_act()})")
                 wire = [a.to_wire() for a in legal]
-                raise IllegalAction(f"{action.to_wire()} is not legal for seat {seat} now; legal: {wire}")
+                raise why(f"{action.to_wire()} is not legal for seat {seat} now; legal: {wire}")
         start = len(self.events)
         self.actions.append((seat, action))
         if action.type == "escape":
