@@ -90,7 +90,7 @@ def test_s9_1_mao_hu_zero_huxi_counts_15() -> None:
 
 
 def test_s4_1_packed_laid_groups_carry_every_huxi_table() -> None:
-    """The scorer's packed laid groups (``scoring_tables.LAID``) hold, for each 胡息 table, the 胡息 that
+    """The scorer's packed laid groups (``scoring.tables.LAID``) hold, for each 胡息 table, the 胡息 that
     ``group_huxi`` gives the group (§4.1 and luzhou's table of §10)."""
     from apps.engine.scoring.huxi import group_huxi_by_key
     from apps.engine.scoring.tables import LAID, LAID_HUXI, TABLE_KEYS
