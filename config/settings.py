@@ -297,7 +297,7 @@ else:
 TABLES_BOT_DELAY = [float(x) for x in os.environ.get("TABLES_BOT_DELAY", "0.6,1.2").split(",") if x.strip()] or [0.0]
 # The searching bot (level hard: 托管, match absentees, practice bots set to hard) per decision: at
 # most this many CPU milliseconds of its thread, wall milliseconds and sampled worlds (0: no bound).
-# The engine's default (apps/engine/search_bot.py DEFAULT_BUDGET), measured in apps/engine/README.md
+# The engine's default (apps/engine/bots/search.py DEFAULT_BUDGET), measured in apps/engine/README.md
 # "Bot levels": p99 of about 11 ms of CPU per decision on this machine.
 TABLES_BOT_SEARCH_MS = float(os.environ.get("TABLES_BOT_SEARCH_MS", "10"))
 TABLES_BOT_SEARCH_WALL_MS = float(os.environ.get("TABLES_BOT_SEARCH_WALL_MS", "100"))

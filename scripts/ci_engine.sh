@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # CI step for the rules engine (called by .ci/run):
 #   1. 20,000 seeded bot hands across every preset and player count, with the invariants of
-#      apps/engine/invariants.py (cards conserved, none in two places, laid group shapes, the §5.6
+#      apps/engine/play/invariants.py (cards conserved, none in two places, laid group shapes, the §5.6
 #      count rule) checked after every action of every hand, and the to_json/from_json round trip
 #      at the end of every 4th hand (it re-runs the hand: the costliest check), random and greedy
 #      bots; zero failures allowed;

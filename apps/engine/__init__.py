@@ -5,14 +5,14 @@ events, replay, scoring and settlement, bots, the shuffle and card notation.
 """
 
 from .actions import Action, IllegalAction
-from .bots import bot_choose
+from .bots.choose import bot_choose
 from .cards import card_name, parse_card
-from .events import AUDIT, Event
-from .hand import Hand
-from .replay import ReplayMismatch, replay
+from .play.events import AUDIT, Event
+from .play.hand import Hand
+from .records.replay import ReplayMismatch, replay
 from .rules import PRESETS, RuleError, RuleSet, resolve_ruleset
-from .scoring import score_win
-from .settlement import settle
+from .scoring.fast import score_win
+from .scoring.settlement import settle
 from .shuffle import deck_from_seed
 
 # The engine's version, written into exports (EXPORT.md): bump it with any change that makes a

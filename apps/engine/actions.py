@@ -16,7 +16,53 @@ ACTION_TYPES = ("discard", "chi", "peng", "hu", "pass", "escape")
 
 
 class IllegalAction(ValueError):
-    """An action that is not legal now; the message says why. The hand is left unchanged."""
+    """An action that is not legal now; the message says why. The hand is left unchanged.
+
+    ``code`` is stable (the platform maps it to its own error codes; never match the message)."""
+
+    code = "illegal_action"
+
+
+class BadAction(IllegalAction):
+    """Not an action: malformed, an unknown type or fields of the wrong type."""
+
+    code = "bad_action"
+
+
+class BadCard(IllegalAction):
+    """An action naming something that is not a card (``parse_card`` refuses it)."""
+
+    code = "bad_card"
+
+
+class NotYourTurn(IllegalAction):
+    """The seat has nothing to decide now."""
+
+    code = "not_your_turn"
+
+
+class NotYourCard(IllegalAction):
+    """A discard of a card that is not in the seat's hand."""
+
+    code = "not_your_card"
+
+
+class ClaimOpen(IllegalAction):
+    """逃跑 while a claim window is open (RULES.md §8.6)."""
+
+    code = "escape_claim"
+
+
+class EscapeOff(IllegalAction):
+    """逃跑 where the rules have no ``escape_penalty`` (RULES.md §8.6)."""
+
+    code = "escape_off"
+
+
+class NotLegal(IllegalAction):
+    """Any other action that is not among the seat's legal actions now."""
+
+    code = "illegal_action"
 
 
 @dataclass(frozen=True)
@@ -52,29 +98,30 @@ class Action:
 
     @classmethod
     def from_wire(cls, data: object) -> Action:
-        """Parse a wire action; ValueError on anything malformed."""
+        """Parse a wire action; ``BadCard`` for a card name that is not one, ``BadAction`` for anything
+        else malformed (both ``ValueError``)."""
         if not isinstance(data, dict):
-            raise ValueError(f"an action is a JSON object, not {data!r}")
+            raise BadAction(f"an action is a JSON object, not {data!r}")
         kind = data.get("type")
         if kind not in ACTION_TYPES:
-            raise ValueError(f"unknown action type {kind!r} (one of {', '.join(ACTION_TYPES)})")
+            raise BadAction(f"unknown action type {kind!r} (one of {', '.join(ACTION_TYPES)})")
         allowed = {"type", "card"} if kind == "discard" else {"type", "groups"} if kind == "chi" else {"type"}
         extra = set(data) - allowed
         if extra:
-            raise ValueError(f"unexpected field(s) {sorted(extra)} in a {kind} action")
+            raise BadAction(f"unexpected field(s) {sorted(extra)} in a {kind} action")
         if kind == "discard":
             if "card" not in data:
-                raise ValueError("a discard names its card")
-            return _DISCARDS[parse_card(data["card"])]
+                raise BadAction("a discard names its card")
+            return _DISCARDS[_card(data["card"])]
         if kind == "chi":
             groups = data.get("groups")
             if not isinstance(groups, list) or not groups or len(groups) > 3:
-                raise ValueError("a chi lays 1 to 3 groups")
+                raise BadAction("a chi lays 1 to 3 groups")
             parsed = []
             for g in groups:
                 if not isinstance(g, list) or len(g) != 3:
-                    raise ValueError("each chi group is a list of 3 cards")
-                parsed.append([parse_card(c) for c in g])
+                    raise BadAction("each chi group is a list of 3 cards")
+                parsed.append([_card(c) for c in g])
             return cls.chi(parsed)
         return _SIMPLE[kind]
 
@@ -85,6 +132,13 @@ class Action:
 
     def __repr__(self) -> str:
         return f"Action({json.dumps(self.to_wire(), ensure_ascii=False)})"
+
+
+def _card(text: object) -> int:
+    try:
+        return parse_card(text)  # type: ignore[arg-type]
+    except ValueError as exc:
+        raise BadCard(str(exc)) from exc
 
 
 @lru_cache(maxsize=4096)

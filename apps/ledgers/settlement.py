@@ -7,7 +7,7 @@ who sat where at the deal (``Hand.players``) and which seats played (``Hand.play
 "飘 0"): nothing for a sitter, no score or piao for a draw (荒庄), nothing at all for a practice
 table. An escape (逃跑, RULES.md §8.6: no winner, the leaver's penalty split among the others) posts
 its score lines like a win. Whether the posted lines equal the totals is checked in one place, the hand verification
-(``apps.engine.export``: "the ledger's hand entries equal the settlement").
+(``apps.engine.records.verifier``: "the ledger's hand entries equal the settlement").
 
 The table's fee (桌费; RULES.md §9.3: "tables may charge a fee; not part of the rules") goes into
 the same transaction: per paying seat a ``fee`` line of −fee on the player's account and one of

@@ -16,7 +16,7 @@ from typing import Any
 from django.db.models import Prefetch
 from django.utils import timezone
 
-from apps.engine.timeline import frames
+from apps.engine.records.timeline import frames
 from apps.ledgers.models import AccountKind, Entry, Transaction
 from apps.ledgers.services import hand_key
 from apps.tables.models import Hand, Table
@@ -81,13 +81,13 @@ def session_document(table: Table, hands: list[Hand] | None = None, *,
 
 
 def hand_record(hand: Hand) -> dict[str, Any]:
-    """The engine's hand record of an ended hand (for ``apps.engine.timeline.frames``), one query."""
+    """The engine's hand record of an ended hand (for ``apps.engine.records.timeline.frames``), one query."""
     if hand.status not in ENDED:
         raise ValueError("only ended hands are replayed")
     return record_from_rows(hand, [(e.type, e.payload) for e in hand_events(hand)])
 
 
 def hand_frames(hand: Hand) -> list[dict[str, Any]]:
-    """The replay frames of an ended hand (``apps.engine.timeline.frames`` of its record)."""
+    """The replay frames of an ended hand (``apps.engine.records.timeline.frames`` of its record)."""
     return frames(hand_record(hand))
 

@@ -3,7 +3,7 @@ hands (大局) with its session totals.
 
 Callers check access first (apps/replays/access.py): ``replay_data`` shows every hidden card.
 The query count is fixed: the hand's events are read once (the engine record and the action
-times), the players' names once; the frames are computed from them (apps.engine.timeline).
+times), the players' names once; the frames are computed from them (apps.engine.records.timeline).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.db.models import QuerySet
 
-from apps.engine import timeline
+from apps.engine.records import timeline
 from apps.tables.models import Hand, Seat, Table
 from apps.tables.read.presenters import hand_fees
 from apps.tables.read.summary import session_summary

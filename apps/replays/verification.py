@@ -1,6 +1,6 @@
 """The verification checklist of an ended hand, shown on its replay page and run by ``verify_hands``.
 
-``checklist(hand)`` is the engine's standalone verifier (``apps.engine.export.verify_document``) run
+``checklist(hand)`` is the engine's standalone verifier (``apps.engine.records.verifier.verify_document``) run
 on the hand's export as built from the database (``export.hand_document``) — so the page says
 exactly what ``python -m apps.engine verify`` says of the downloaded file — plus the database
 facts a document cannot show:
@@ -26,8 +26,8 @@ from typing import Any
 from django.utils.translation import gettext_lazy as _
 
 from apps.clubs.fees import fee_seats
-from apps.engine.chain import GENESIS_HASH
-from apps.engine.export import BadDocument, verify_document
+from apps.engine.records.chain import GENESIS_HASH
+from apps.engine.records.verifier import BadDocument, verify_document
 from apps.engine.rules import RuleSet
 from apps.tables.models import Hand, HandStatus, Table
 from apps.tables.storage.eventlog import TableLog

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
-from apps.engine.mingtang import CHINESE_NAMES
+from apps.engine.scoring.mingtang import CHINESE_NAMES
 
 
 def mingtang_labels() -> dict[str, str]:

@@ -14,7 +14,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from apps.clubs.models import FeePayer, RuleSnapshot
-from apps.engine.chain import GENESIS_HASH
+from apps.engine.records.chain import GENESIS_HASH
 
 
 class TableStatus(models.TextChoices):
@@ -40,7 +40,7 @@ class Stage(models.TextChoices):
 
 
 class BotLevel(models.TextChoices):
-    """The levels of the engine's bots (apps/engine/bots.py LEVELS) a practice table's creator picks."""
+    """The levels of the engine's bots (apps/engine/bots/choose.py LEVELS) a practice table's creator picks."""
 
     EASY = "easy", _("Easy")
     NORMAL = "normal", _("Normal")
@@ -163,7 +163,7 @@ class Seat(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="table_seats"
     )
     # "" (a player), or the engine's bot that plays the seat: a level players choose (easy, normal,
-    # hard: apps/engine/bots.py LEVELS), or the older kinds random and greedy (= normal).
+    # hard: apps/engine/bots/choose.py LEVELS), or the older kinds random and greedy (= normal).
     bot = models.CharField(max_length=10, blank=True, default="")
     piao = models.SmallIntegerField(null=True, blank=True)
     ready = models.BooleanField(default=False)

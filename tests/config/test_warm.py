@@ -22,7 +22,7 @@ print(json.dumps({
     "finalized": app.finalized,
     "backend": type(app._backend_cache).__module__ if app._backend_cache is not None else None,
     "loaded": [m for m in ("apps.ledgers.settlement", "apps.replays.audit.services", "celery.contrib.django.task",
-                           "apps.engine.export", "channels.layers") if m in sys.modules],
+                           "apps.engine.records.verifier", "channels.layers") if m in sys.modules],
     "embedded": [m for m in ("apps.embedded.runner", "apps.embedded.demo") if m in sys.modules],
     "engine_cli": "apps.engine.__main__" in sys.modules,
     "gc_threshold": gc.get_threshold(),

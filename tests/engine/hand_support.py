@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from apps.engine.actions import Action
 from apps.engine.cards import COPIES, KINDS, parse_card
-from apps.engine.hand import Hand
+from apps.engine.play.hand import Hand
 from apps.engine.rules import resolve_ruleset
 
 
@@ -124,18 +124,18 @@ class FakeScore:
 
 def force_wins(monkeypatch, winners: dict[int, set[str]]) -> list[dict]:
     """Make ``winners`` {seat: {win_by, ...}} able to 胡 on any card; returns the score_win calls."""
-    import apps.engine.turns as turns
+    import apps.engine.play.turns as turns
 
     calls: list[dict] = []
 
-    def fake_can_win(self, seat, card, win_by, pre=None):
-        return win_by in winners.get(seat, ()) and self._may_hu(seat, card)
+    def fake_cards_win(self, seat, card, win_by, pre=None):
+        return win_by in winners.get(seat, ())
 
     def fake_score_win(rs, hand, groups, card, win_by, **kw):
         calls.append({"hand": list(hand), "groups": list(groups), "card": card, "win_by": win_by, **kw})
         return FakeScore()
 
-    monkeypatch.setattr(turns.HandState, "_can_win", fake_can_win)
+    monkeypatch.setattr(turns.HandState, "cards_win", fake_cards_win)
     monkeypatch.setattr(turns, "score_win", fake_score_win)
     return calls
 

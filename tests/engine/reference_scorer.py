@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections import Counter
 
 from apps.engine.groups import Group
-from apps.engine.huxi import group_huxi
-from apps.engine.mingtang import MingtangContext, bonuses_of, mingtang_of
 from apps.engine.rules import RuleSet
+from apps.engine.scoring.huxi import group_huxi
+from apps.engine.scoring.mingtang import MingtangContext, bonuses_of, mingtang_of
 
 RED = {1, 6, 9, 11, 16, 19}
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from apps.engine.cards import parse_card
 from apps.engine.groups import Group
 from apps.engine.rules import resolve_ruleset
-from apps.engine.scoring import ScoreResult, score_win
+from apps.engine.scoring.fast import ScoreResult, score_win
 
 
 def cards(text: str) -> list[int]:

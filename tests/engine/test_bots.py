@@ -7,11 +7,12 @@ import random
 import pytest
 
 from apps.engine.actions import Action
-from apps.engine.bots import bot_choose, partners
+from apps.engine.bots.choose import bot_choose
+from apps.engine.bots.greedy import partners
 from apps.engine.cards import counts_of, parse_card
-from apps.engine.hand import Hand
+from apps.engine.cli.simulate import hand_seed
+from apps.engine.play.hand import Hand
 from apps.engine.rules import resolve_ruleset
-from apps.engine.simulate import hand_seed
 from tests.engine.hand_support import hand_from
 
 
@@ -70,7 +71,7 @@ def test_greedy_discards_the_loneliest_card() -> None:
     legal = hand.legal_actions(seat)
     assert seat == 0 and legal and all(a.type == "discard" for a in legal)
     choice = bot_choose(hand, seat, kind="greedy", rng=random.Random(0))
-    from apps.engine.bots import hand_cards
+    from apps.engine.bots.greedy import hand_cards
 
     counts = counts_of(hand_cards(hand, seat))
     assert partners(counts, choice.card) == min(partners(counts, a.card) for a in legal)

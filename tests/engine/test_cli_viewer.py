@@ -7,8 +7,9 @@ import io
 import json
 from pathlib import Path
 
-from apps.engine.cli import main
-from apps.engine.replay import replay
+from apps.engine.cli.main import main
+from apps.engine.play.observer import build_view
+from apps.engine.records.replay import replay
 
 RECORDS = Path(__file__).parent / "records"
 
@@ -26,7 +27,7 @@ def test_cli_replay_trace_viewer_prints_the_whole_view(tmp_path):
         out = io.StringIO()
         assert main(["replay", str(path), "--trace", "--viewer", name], out=out) == 0
         last = json.loads(out.getvalue().splitlines()[-1])
-        assert last["view"] == json.loads(json.dumps(h.view(viewer)))
+        assert last["view"] == json.loads(json.dumps(build_view(h, viewer)))
         assert last["to_act"] == last["view"]["to_act"]
         assert ("escape" in last["view"]) == (viewer is not None)
     leaver = record["actions"][-1]["seat"]

@@ -1,4 +1,4 @@
-"""The standalone verifier (apps/engine/export.py, ``python -m apps.engine verify``) without Django.
+"""The standalone verifier (apps/engine/records/verifier.py, ``python -m apps.engine verify``) without Django.
 
 Documents are built here the way the platform writes its log (EXPORT.md): ``hand.start`` with the
 commitment, the engine events, each player's ``action``, ``hand.end`` with the seed and totals,
@@ -21,11 +21,11 @@ import pytest
 
 from apps.engine import settle
 from apps.engine.actions import Action
-from apps.engine.bots import bot_choose
-from apps.engine.chain import GENESIS_HASH, link_hash
-from apps.engine.cli import main
-from apps.engine.export import CHECK_KEYS, FORMAT, BadDocument, verify_document
-from apps.engine.hand import Hand
+from apps.engine.bots.choose import bot_choose
+from apps.engine.cli.main import main
+from apps.engine.play.hand import Hand
+from apps.engine.records.chain import GENESIS_HASH, link_hash
+from apps.engine.records.verifier import CHECK_KEYS, FORMAT, BadDocument, verify_document
 from apps.engine.rules import resolve_ruleset
 
 ROOT = Path(__file__).resolve().parents[2]

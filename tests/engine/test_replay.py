@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 
 from apps.engine.actions import IllegalAction
-from apps.engine.bots import bot_choose
+from apps.engine.bots.choose import bot_choose
 from apps.engine.cards import card_name
-from apps.engine.hand import Hand
-from apps.engine.replay import ReplayMismatch, record_of, replay
+from apps.engine.cli.simulate import hand_seed
+from apps.engine.play.hand import Hand
+from apps.engine.records.replay import ReplayMismatch, record_of, replay
 from apps.engine.rules import resolve_ruleset
-from apps.engine.simulate import hand_seed
 
 RECORDS = sorted((Path(__file__).parent / "records").glob("*.json"))
 

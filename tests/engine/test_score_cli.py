@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from apps.engine.score_requests import run_bench_vectors, run_score
+from apps.engine.cli.score_requests import run_bench_vectors, run_score
 from tests.engine.bench_vectors import make_vectors
 
 EXAMPLE_IN = {
@@ -110,7 +110,7 @@ def test_bench_vectors_are_deterministic_and_valid(tmp_path: Path) -> None:
 
 
 def test_score_requests_never_imports_django() -> None:
-    code = "import sys, apps.engine.score_requests, apps.engine.scoring; print('django' in sys.modules)"
+    code = "import sys, apps.engine.cli.score_requests, apps.engine.scoring.fast; print('django' in sys.modules)"
     root = Path(__file__).resolve().parents[2]
     res = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True)
     assert res.stdout.strip() == "False"

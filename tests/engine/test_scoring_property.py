@@ -8,7 +8,7 @@ from collections import Counter
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from apps.engine.score_requests import parse_request
+from apps.engine.cli.score_requests import parse_request
 from apps.engine.scoring import can_win, score_win
 from tests.engine.bench_vectors import make_request
 

@@ -8,8 +8,11 @@ from collections import Counter
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from apps.engine.decompose import CASE_PAIR, CASE_SENT, FIELD, case_splits
-from apps.engine.mingtang import (
+from apps.engine.cli.score_requests import parse_request
+from apps.engine.rules import resolve_ruleset
+from apps.engine.scoring import can_win, score_win
+from apps.engine.scoring.decompose import CASE_PAIR, CASE_SENT, FIELD, case_splits
+from apps.engine.scoring.mingtang import (
     BIG_FROM,
     FAMILIES,
     SMALL_FROM,
@@ -18,9 +21,6 @@ from apps.engine.mingtang import (
     fan_key,
     mingtang_of,
 )
-from apps.engine.rules import resolve_ruleset
-from apps.engine.score_requests import parse_request
-from apps.engine.scoring import can_win, score_win
 from tests.engine.bench_vectors import make_request
 from tests.engine.reference_scorer import reference_score
 
@@ -117,7 +117,7 @@ def test_s9_fan_key_holds_everything_the_rows_look_at(family, red, big, small, w
 def test_s8_split_codes_give_the_best_huxi_of_the_case_tables(counts: list[int], yi: int, eqs: int) -> None:
     """SENT_CODE/PAIR_CODE (what the fast path looks up) give, through ``code_values``, the 胡息 of
     the CASE_SENT split and the best 胡息 over the CASE_PAIR splits, for any 一二三/二七十 weights."""
-    from apps.engine.decompose import PAIR_CODE, SENT_CODE, code_values
+    from apps.engine.scoring.decompose import PAIR_CODE, SENT_CODE, code_values
 
     v = _vec(tuple(counts))
     values = code_values(yi, eqs)

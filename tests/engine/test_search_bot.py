@@ -10,15 +10,16 @@ import random
 
 import pytest
 
-from apps.engine import search_bot
 from apps.engine.actions import HU, Action
-from apps.engine.bots import EASY_RANDOM, bot_choose
+from apps.engine.bots import search as search_bot
+from apps.engine.bots.choose import EASY_RANDOM, bot_choose
+from apps.engine.bots.search import Budget, search_choose
 from apps.engine.cards import COPIES, KINDS
-from apps.engine.cli import main
-from apps.engine.hand import Hand
+from apps.engine.cli.main import main
+from apps.engine.cli.simulate import hand_seed
+from apps.engine.play.hand import Hand
+from apps.engine.play.observer import build_view
 from apps.engine.rules import resolve_ruleset
-from apps.engine.search_bot import Budget, search_choose
-from apps.engine.simulate import hand_seed
 
 # Bounded by worlds only: the choice depends on nothing but the view, the rules and the rng.
 SMALL = Budget(worlds=6, cpu_ms=None, wall_ms=None)
@@ -91,7 +92,7 @@ def test_the_choice_is_a_function_of_the_view_only() -> None:
             continue
         other = _swap_hidden(hand, seat)
         assert other.hands != hand.hands and other.stock != hand.stock  # the hidden state differs
-        assert other.view(seat) == hand.view(seat)  # ... the seat's view does not
+        assert build_view(other, seat) == build_view(hand, seat)  # ... the seat's view does not
         for s in range(3):
             mine = bot_choose(hand, seat, "hard", random.Random(s), SMALL)
             theirs = bot_choose(other, seat, "hard", random.Random(s), SMALL)
@@ -104,7 +105,7 @@ def test_the_view_as_json_is_all_the_search_needs() -> None:
     """What a socket would carry (string seat keys) gives the same choice as the engine's dict."""
     checked = 0
     for hand, seat in _decision_points("chenzhou", 4, hands=2):
-        view = hand.view(seat)
+        view = build_view(hand, seat)
         wire = json.loads(json.dumps(view))
         for s in range(2):
             a = search_choose(hand.rs, view, random.Random(s), SMALL)
@@ -118,7 +119,7 @@ def test_sampled_worlds_agree_with_the_view_and_conserve_cards() -> None:
     """Every world keeps what the seat sees and deals only unseen cards elsewhere (RULES.md §4.1)."""
     checked = 0
     for hand, seat in _decision_points("full", 3, hands=3):
-        view = hand.view(seat)
+        view = build_view(hand, seat)
         known = search_bot._Known(hand.rs, view)
         legal = hand.legal_actions(seat)
         rng = random.Random(checked)
@@ -127,7 +128,7 @@ def test_sampled_worlds_agree_with_the_view_and_conserve_cards() -> None:
             if world is None:
                 continue
             assert world.legal_actions(seat) == legal
-            seen = world.view(seat)
+            seen = build_view(world, seat)
             for key in ("hands", "discards", "hand_sizes", "stock", "dead", "chou", "table", "reveal"):
                 assert seen[key] == view[key], key
             assert {s: [g["kind"] for g in gs] for s, gs in seen["groups"].items()} == {
@@ -214,6 +215,6 @@ def test_duel_refuses_bad_input() -> None:
 
 def test_actions_from_the_search_are_the_engine_values() -> None:
     for hand, seat in _decision_points("luzhou", 2, hands=1):
-        action = search_choose(hand.rs, hand.view(seat), random.Random(1), SMALL)
+        action = search_choose(hand.rs, build_view(hand, seat), random.Random(1), SMALL)
         assert isinstance(action, Action)
         copy_hand(hand).apply(seat, action)

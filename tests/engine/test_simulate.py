@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from apps.engine.hand import Hand
+from apps.engine.cli.simulate import configurations, hand_seed, play_hand, simulate
+from apps.engine.play.hand import Hand
 from apps.engine.rules import PRESET_PLAYERS
-from apps.engine.simulate import configurations, hand_seed, play_hand, simulate
 from tests.engine.hand_support import make_deck
 
 
@@ -46,7 +46,7 @@ def test_simulate_is_deterministic() -> None:
 
 
 def test_play_hand_reports_a_crash_with_its_seed(monkeypatch: pytest.MonkeyPatch) -> None:
-    import apps.engine.simulate as sim
+    import apps.engine.cli.simulate as sim
 
     def broken(*args, **kwargs):
         raise RuntimeError("boom")
@@ -70,19 +70,19 @@ def test_unknown_preset_is_a_value_error() -> None:
 
 
 def _fresh_hand():
-    from apps.engine.hand import Hand
+    from apps.engine.play.hand import Hand
 
     return Hand(configurations("full")[0], dealer=0, seed=bytes(32))
 
 
 def test_invariants_hold_on_a_fresh_hand() -> None:
-    from apps.engine.invariants import check
+    from apps.engine.play.invariants import check
 
     assert check(_fresh_hand()) == []
 
 
 def test_invariants_catch_a_lost_card_and_a_duplicate() -> None:
-    from apps.engine.invariants import check
+    from apps.engine.play.invariants import check
 
     hand = _fresh_hand()
     card = next(c for c, n in enumerate(hand.hands[1]) if n)
@@ -96,7 +96,7 @@ def test_invariants_catch_a_lost_card_and_a_duplicate() -> None:
 
 def test_invariants_catch_a_bad_group_and_a_broken_round_trip() -> None:
     from apps.engine.groups import Group
-    from apps.engine.invariants import check
+    from apps.engine.play.invariants import check
 
     hand = _fresh_hand()
     hand.groups[2].append(Group("chi", (0, 4, 9)))

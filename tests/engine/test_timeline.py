@@ -1,4 +1,4 @@
-"""Replay frames (apps/engine/timeline.py) on the recorded hands of every preset."""
+"""Replay frames (apps/engine/records/timeline.py) on the recorded hands of every preset."""
 
 from __future__ import annotations
 
@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from apps.engine.events import AUDIT
-from apps.engine.replay import replay
-from apps.engine.timeline import CONSTANT, DROPPED, compact_view, frames
+from apps.engine.play.events import AUDIT
+from apps.engine.play.observer import build_view
+from apps.engine.records.replay import replay
+from apps.engine.records.timeline import CONSTANT, DROPPED, compact_view, frames
 
 RECORDS = sorted((Path(__file__).parent / "records").glob("*.json"))
 
@@ -46,7 +47,7 @@ def test_each_frame_is_the_audit_view_of_the_hand_cut_there(path: Path) -> None:
         cut.pop("events"), cut.pop("result")
         hand = replay(cut)
         assert out[k]["view"] == compact_view(hand, first=k == 0)
-        full = hand.view(AUDIT)
+        full = build_view(hand, AUDIT)
         view = out[k]["view"]
         for key in ("hands", "groups", "discards", "huxi", "stock", "pending", "table", "to_act"):
             assert view[key] == full[key], key

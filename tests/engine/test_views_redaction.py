@@ -7,8 +7,9 @@ import json
 import random
 
 from apps.engine.actions import Action
-from apps.engine.events import AUDIT
-from apps.engine.hand import Hand
+from apps.engine.play.events import AUDIT
+from apps.engine.play.hand import Hand
+from apps.engine.play.observer import build_view
 from apps.engine.rules import PRESET_PLAYERS, PRESETS, resolve_ruleset
 from tests.engine.hand_support import act, hand_from, pass_all
 
@@ -35,18 +36,18 @@ def test_draw_card_hidden_until_shown():
 
 def test_view_of_a_seat():
     h = hand_from("full", ["s3"], "s10")
-    v = h.view(0)
+    v = build_view(h, 0)
     assert v["hands"][0] is not None and v["hands"][1] is None and v["hands"][2] is None
     assert v["hand_sizes"] == {0: 21, 1: 20, 2: 20}
     assert v["to_act"] == [0] and v["legal_actions"] == [a.to_wire() for a in h.legal_actions(0)]
     assert v["stock"] == 19 and v["reveal"] == "s10"
     json.dumps(v)
-    assert h.view(1)["legal_actions"] == []
-    spectator = h.view(None)
+    assert build_view(h, 1)["legal_actions"] == []
+    spectator = build_view(h, None)
     assert all(spectator["hands"][s] is None for s in range(3))
     assert "stock_cards" not in spectator and "chou" not in spectator
     assert spectator["legal_actions"] == [] and spectator["pending"] == []
-    assert "stock_cards" in h.view(AUDIT)
+    assert "stock_cards" in build_view(h, AUDIT)
 
 
 def test_to_json_round_trip_behaves_identically():
@@ -108,7 +109,7 @@ RECORDS = sorted((__import__("pathlib").Path(__file__).parent / "records").glob(
 
 
 def _records_with_passes():
-    from apps.engine.replay import replay
+    from apps.engine.records.replay import replay
 
     for path in RECORDS:
         record = json.loads(path.read_text())
@@ -137,7 +138,7 @@ def test_pass_is_seen_only_by_the_seat_that_passed_and_the_audit():
 
 def test_claimants_are_hidden_while_claims_are_open():
     """A player sees only himself among the seats that may claim (the engine's view, no patch)."""
-    from apps.engine.replay import replay
+    from apps.engine.records.replay import replay
 
     seen = 0
     for path in RECORDS:
@@ -149,7 +150,7 @@ def test_claimants_are_hidden_while_claims_are_open():
                 continue
             seen += 1
             for viewer in [*range(hand.players), None]:
-                view = hand.view(viewer)
+                view = build_view(hand, viewer)
                 assert view["to_act"] == [s for s in hand.to_act() if s == viewer]
                 assert view["pending"] == (hand.pending.get(viewer, []) if viewer is not None else [])
         if seen > 40:
@@ -160,14 +161,14 @@ def test_claimants_are_hidden_while_claims_are_open():
 def test_cli_trace_as_a_viewer_is_the_engines_redacted_stream(tmp_path, capsys):
     import io
 
-    from apps.engine.cli import main
-    from apps.engine.replay import legal_wire
+    from apps.engine.cli.main import main
+    from apps.engine.records.replay import legal_wire
 
     path, record, hand = next(_records_with_passes())
     passer = next(e.seat for e in hand.events if e.type == "pass")
     cut = dict(record, actions=record["actions"][:3])
     cut.pop("events"), cut.pop("result")
-    from apps.engine.replay import replay
+    from apps.engine.records.replay import replay
 
     partial = replay(cut)
     for name, viewer in [*((str(s), s) for s in range(hand.players)), ("spectator", None), ("audit", AUDIT)]:
@@ -187,7 +188,7 @@ def test_cli_trace_as_a_viewer_is_the_engines_redacted_stream(tmp_path, capsys):
                 assert last["to_act"] == h.to_act()
             else:
                 assert last["legal"] == ({} if viewer is None else {str(viewer): legal_wire(h, viewer)})
-                assert last["to_act"] == h.view(viewer)["to_act"]
+                assert last["to_act"] == build_view(h, viewer)["to_act"]
     file = tmp_path / "r.json"
     for bad in (["--viewer", "9"], ["--viewer", "x"]):
         out = io.StringIO()

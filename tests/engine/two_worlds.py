@@ -13,11 +13,11 @@ import copy
 import random
 from collections.abc import Iterator
 
-from apps.engine.bots import bot_choose
+from apps.engine.bots.choose import bot_choose
 from apps.engine.cards import KINDS
-from apps.engine.hand import Hand
+from apps.engine.cli.simulate import hand_seed
+from apps.engine.play.hand import Hand
 from apps.engine.rules import PRESET_PLAYERS, RuleSet, resolve_ruleset
-from apps.engine.simulate import hand_seed
 
 # Every preset and player count (chenzhou and luzhou: 2-4), 逃跑 on and off.
 CONFIGS: list[tuple[str, int, bool]] = [

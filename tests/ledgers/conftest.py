@@ -32,8 +32,8 @@ def accounts(people):
 @lru_cache(maxsize=64)
 def engine_state(preset: str = "full", players: int = 3, options: tuple = (), want: str = "win", dealer: int = 0):
     """The to_json() of a finished engine hand played by bots (cached: seeded, deterministic)."""
-    from apps.engine.bots import bot_choose
-    from apps.engine.hand import Hand
+    from apps.engine.bots.choose import bot_choose
+    from apps.engine.play.hand import Hand
     from apps.engine.rules import resolve_ruleset
 
     rs = resolve_ruleset(preset, dict(options), players=players)

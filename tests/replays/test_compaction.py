@@ -15,7 +15,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from apps.engine.export import verify_document
+from apps.engine.records.verifier import verify_document
 from apps.ledgers.models import SweepMark
 from apps.replays import retention
 from apps.replays.audit import services as audit_services

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from apps.engine.cli import main as engine_main
+from apps.engine.cli.main import main as engine_main
 from apps.tables.models import Hand, TableEvent
 from tests.replays.helpers import run_command
 

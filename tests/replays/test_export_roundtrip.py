@@ -12,8 +12,8 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from apps.engine.chain import GENESIS_HASH
-from apps.engine.export import CHECK_KEYS, FORMAT, verify_document
+from apps.engine.records.chain import GENESIS_HASH
+from apps.engine.records.verifier import CHECK_KEYS, FORMAT, verify_document
 from apps.replays.export import hand_document, hand_frames, session_document
 from apps.tables.models import Hand, TableEvent
 

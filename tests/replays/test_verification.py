@@ -89,7 +89,7 @@ def test_changed_event_payload_breaks_the_chain_and_the_replay(played):
 @pytest.mark.django_db
 def test_changed_action_is_caught_even_with_the_hash_rewritten(played):
     """An insider who edits an action AND recomputes its hash breaks the next link; the replay differs."""
-    from apps.engine.chain import link_hash
+    from apps.engine.records.chain import link_hash
 
     _, hand = played
     ev = next(e for e in TableEvent.objects.filter(hand=hand, type="action").order_by("seq")

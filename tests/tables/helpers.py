@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from apps.engine.bots import bot_choose
+from apps.engine.bots.choose import bot_choose
 from apps.tables.models import Hand, Table
 from apps.tables.storage import hand_cache
 from apps.tables.transaction.context import current_hand

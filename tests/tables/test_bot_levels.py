@@ -9,8 +9,8 @@ import pytest
 from django.db import IntegrityError, transaction
 from django.urls import reverse
 
-from apps.engine.bots import LEVELS
-from apps.engine.search_bot import Budget
+from apps.engine.bots.choose import LEVELS
+from apps.engine.bots.search import Budget
 from apps.tables.models import TUOGUAN_LEVEL, BotLevel, Seat, Table, TableEvent
 from apps.tables.transaction import bots
 from apps.tables.transaction.context import TableError

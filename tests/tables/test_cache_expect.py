@@ -9,7 +9,7 @@ import threading
 import pytest
 from django.db import connection, transaction
 
-from apps.engine.bots import bot_choose
+from apps.engine.bots.choose import bot_choose
 from apps.tables.storage import hand_cache, rows
 from apps.tables.transaction.outbox import view_seq
 from apps.tables.verbs import play

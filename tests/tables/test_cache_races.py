@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from apps.engine.bots import bot_choose
-from apps.engine.hand import Hand as EngineHand
+from apps.engine.bots.choose import bot_choose
+from apps.engine.play.hand import Hand as EngineHand
 from apps.tables.models import Table
 from apps.tables.storage import hand_cache
 from apps.tables.storage.verify import verify_table_hands

@@ -11,7 +11,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from apps.clubs.models import RuleTemplate
-from apps.engine.bots import bot_choose
+from apps.engine.bots.choose import bot_choose
 from apps.tables.models import PIAO_SECONDS, Seat, Table
 from apps.tables.read.presenters import table_state
 from apps.tables.transaction import session

@@ -10,7 +10,7 @@ from datetime import timedelta
 
 import pytest
 
-from apps.engine.bots import bot_choose
+from apps.engine.bots.choose import bot_choose
 from apps.tables.models import Seat
 from apps.tables.transaction.outbox import view_seq
 from apps.tables.verbs import play

@@ -9,6 +9,7 @@ from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.test import override_settings
 
+from apps.engine.play.observer import build_view
 from apps.tables.models import Table, TableEvent
 from apps.tables.read.presenters import legal_of
 from apps.tables.transaction.outbox import view_seq
@@ -143,7 +144,7 @@ async def test_refusals_change_nothing(full_table, players, make_user):
         (socks[turn], {"type": "tuoguan", "on": "false"}, "bad_message"),
         (socks[turn], {"type": "tuoguan", "on": 1}, "bad_message"),
     ]
-    mine = set(eh.view(turn)["hands"][turn] or [])
+    mine = set(build_view(eh, turn)["hands"][turn] or [])
     foreign = next(c for c in [f"s{i}" for i in range(1, 11)] + [f"b{i}" for i in range(1, 11)] if c not in mine)
     cases.append((socks[turn], {"type": "act", "seq": view_seq(table, turn), "action": {"type": "discard", "card": foreign}},
                   "not_your_card"))

@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from apps.engine.bots import bot_choose
+from apps.engine.bots.choose import bot_choose
 from apps.tables.models import Table
 from apps.tables.read.presenters import encoded_states, table_state
 from apps.tables.storage.jsontext import jsonable

@@ -12,7 +12,7 @@ import random
 
 import pytest
 
-from apps.engine.bots import bot_choose
+from apps.engine.bots.choose import bot_choose
 from apps.tables.models import Table
 from apps.tables.transaction import outbox
 from apps.tables.transaction.outbox import view_seq

@@ -11,8 +11,9 @@ import random
 
 import pytest
 
-from apps.engine.bots import bot_choose
-from apps.engine.hand import Hand
+from apps.engine.bots.choose import bot_choose
+from apps.engine.play.hand import Hand
+from apps.engine.play.observer import build_view
 from apps.engine.rules import PRESETS
 from apps.tables.storage import rows
 from apps.tables.storage.jsontext import to_json, to_json_bytes
@@ -30,7 +31,7 @@ def test_to_json_is_the_standard_librarys_text_for_every_view_of_a_hand(preset):
     checked = 0
     while True:
         for viewer in [*range(hand.players), None]:
-            view = hand.view(viewer)
+            view = build_view(hand, viewer)
             assert to_json(view) == _stdlib(view)
             assert to_json_bytes(view) == _stdlib(view).encode()
             checked += 1

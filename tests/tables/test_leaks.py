@@ -13,7 +13,8 @@ import random
 
 import pytest
 
-from apps.engine.bots import bot_choose
+from apps.engine.bots.choose import bot_choose
+from apps.engine.play.observer import build_view
 from apps.tables.models import Hand, TableEvent
 from apps.tables.storage.jsontext import jsonable
 from apps.tables.transaction import outbox
@@ -76,7 +77,7 @@ def check_message(message: dict, hand: Hand, eh) -> None:
             for seat, cards in state_view["hands"].items():
                 if viewer is None or int(seat) != viewer:
                     assert cards is None, f"hand of seat {seat} leaked to {key}"
-            audit = jsonable(eh.view("audit"))  # string seat keys, as on the wire
+            audit = jsonable(build_view(eh, "audit"))  # string seat keys, as on the wire
             for seat, groups in state_view["groups"].items():
                 for shown, real in zip(groups, audit["groups"][seat], strict=True):
                     if real["kind"] == "wei" and eh.rs.wei_shown == "none" and (viewer is None or int(seat) != viewer):

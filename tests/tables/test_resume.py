@@ -9,7 +9,7 @@ import pytest
 from django.db import connections
 from django.utils import timezone
 
-from apps.engine.bots import bot_choose
+from apps.engine.bots.choose import bot_choose
 from apps.tables import tasks
 from apps.tables.models import Seat, Table, TableEvent
 from apps.tables.storage import hand_cache

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from apps.engine.play.observer import build_view
 from apps.ledgers.models import Entry, Transaction
 from apps.tables.read.presenters import legal_of
 from apps.tables.storage import records
@@ -151,7 +152,7 @@ def test_old_luzhou_four_player_record_without_bottom_shown_replays_and_verifies
     so, the engine replays it, and the table's verification passes."""
     import random
 
-    from apps.engine.replay import replay
+    from apps.engine.records.replay import replay
     from apps.tables.models import Hand
     from apps.tables.storage.verify import verify_hand
     from tests.tables.helpers import play_hand_via_services
@@ -179,10 +180,10 @@ def test_luzhou_four_players_shows_the_last_stock_card_to_every_viewer(club, pla
     table, users = _luzhou4(club, players, make_user)
     _t, hand, eh = current(table.pk)
     assert eh.rs.bottom_shown
-    bottom = eh.view(None)["bottom_card"]
+    bottom = build_view(eh, None)["bottom_card"]
     assert bottom is not None
     for viewer in (0, 1, 2, 3, None):
-        assert eh.view(viewer)["bottom_card"] == bottom
+        assert build_view(eh, viewer)["bottom_card"] == bottom
 
 
 def test_the_escape_penalty_is_offered_in_each_players_own_copy_only(make_template, players):
@@ -192,7 +193,7 @@ def test_the_escape_penalty_is_offered_in_each_players_own_copy_only(make_templa
     option is off. The exact amount (from hidden cards) is never in a copy before the hand ends."""
     import json
 
-    from apps.engine.settlement import escape_penalty
+    from apps.engine.scoring.settlement import escape_penalty
     from apps.tables.read.presenters import encoded_states
 
     table = _open_ready(make_template, players, escape_penalty=True)

@@ -17,7 +17,7 @@ import psycopg
 import pytest
 from django.db import connection, transaction
 
-from apps.engine.bots import bot_choose
+from apps.engine.bots.choose import bot_choose
 from apps.tables.models import Hand, HandStatus, Seat, Table, TableEvent
 from apps.tables.storage import rows
 from apps.tables.storage.verify import verify_table_hands

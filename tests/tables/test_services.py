@@ -6,7 +6,7 @@ import hashlib
 
 import pytest
 
-from apps.engine.chain import verify_chain
+from apps.engine.records.chain import verify_chain
 from apps.tables.models import Table, TableEvent
 from apps.tables.signals import hand_finished
 from apps.tables.transaction.context import TableError

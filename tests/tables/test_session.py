@@ -9,8 +9,8 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from apps.engine.bots import bot_choose
-from apps.engine.dealer import next_dealer
+from apps.engine.bots.choose import bot_choose
+from apps.engine.play.dealer import next_dealer
 from apps.engine.rules import RuleSet
 from apps.tables.models import Hand, Seat, Table, TableEvent
 from apps.tables.read.presenters import legal_of, table_state

@@ -6,7 +6,7 @@ import re
 
 from django.utils import translation
 
-from apps.engine.mingtang import CHINESE_NAMES
+from apps.engine.scoring.mingtang import CHINESE_NAMES
 from apps.tables.i18n import table_strings
 
 

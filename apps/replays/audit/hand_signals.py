@@ -20,7 +20,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from apps.engine.actions import Action
-from apps.engine.replay import hand_of
+from apps.engine.records.replay import hand_of
 
 CLAIMS = ("chi", "peng", "hu")
 SOURCES = {"discard": "discard", "draw": "show"}  # claim source -> our name (the reveal card is skipped)

@@ -1,6 +1,6 @@
 """What one viewer (a seat, or ``None`` for a spectator) may know about a table, as a JSON dict.
 
-Everything per viewer comes from the engine's ``view`` of the hand for him (``hand.view(viewer)``);
+Everything per viewer comes from the engine's ``view`` of the hand for him (``build_view(hand, viewer)``);
 everything else here is public table data: nothing is read off the engine's hand object, which
 holds every hidden card (issue #41). Who may claim a shown card is hidden too: the viewer's own
 legal actions are the view's ``legal_actions``, and the seat that must discard is the view's
@@ -14,6 +14,7 @@ from datetime import datetime
 from typing import Any
 
 from apps.clubs.fees import fee_seats
+from apps.engine.play.observer import build_view, build_views
 from apps.tables.models import DISSOLVE_SECONDS, PIAO_SECONDS, Hand, HandStatus, Seat, Stage, Table
 from apps.tables.read.summary import session_summary
 from apps.tables.storage.jsontext import to_json
@@ -52,7 +53,7 @@ def hand_fees(table: Table, hand: Hand) -> dict[str, int]:
 
 
 def hand_state(hand: Hand, view: dict, viewer: int | None) -> dict[str, Any]:
-    """The hand as ``viewer`` sees it, from ``view`` (the engine's ``hand.view(viewer)``) and the
+    """The hand as ``viewer`` sees it, from ``view`` (the engine's ``build_view(hand, viewer)``) and the
     public hand row only: never from the engine's hand itself (RULES.md §5.3, issue #41)."""
     out: dict[str, Any] = {
         "number": hand.number,
@@ -147,7 +148,7 @@ def _hand_part(table: Table, hand: Hand | None, engine_hand: Any, viewer: int | 
     if hand is None or engine_hand is None:
         return None
     if view is None:
-        view = engine_hand.view(viewer)
+        view = build_view(engine_hand, viewer)
     out = hand_state(hand, view, viewer)
     if out["status"] != HandStatus.PLAYING:
         out["fees"] = hand_fees(table, hand)
@@ -174,7 +175,7 @@ def encoded_states(table: Table, seats: list[Seat], hand: Hand | None, engine_ha
     encoded once (an update goes to every viewer at once)."""
     common = to_json(_table_part(table, summary, seats))[1:-1]
     shared_seats = to_json(_seats_part(table, seats, None)) if table.stage != Stage.PIAO else None
-    views = engine_hand.views(viewers) if hand is not None and engine_hand is not None else None
+    views = build_views(engine_hand, viewers) if hand is not None and engine_hand is not None else None
     out = {}
     for i, viewer in enumerate(viewers):
         seats_json = shared_seats if shared_seats is not None else to_json(_seats_part(table, seats, viewer))

@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from apps.engine.rules import RuleSet
-from apps.engine.winning_card import is_zimo
+from apps.engine.scoring.winning_card import is_zimo
 from apps.tables.models import Hand, HandStatus, Seat, Stage, Table
 
 # The hands' part of the summary of ended tables (stage over is final: no hand is added or changed

@@ -5,7 +5,7 @@ archive claims about itself (its digest, its table, segments tiling seqs 1..n, i
 parses a segment (a run of one hand's events, or of table events) only when it is read, so one
 hand's replay does not parse the whole table's log; ``decode(archive)`` gives every event. What the
 events say is checked where every log is checked: the hash chain by the export's verifier
-(``apps.engine.export``), the anchors by ``apps.replays.verification``.
+(``apps.engine.records.verifier``), the anchors by ``apps.replays.verification``.
 
 ``replace_rows(table, events)`` is the compaction of one table (``apps.replays.retention`` decides
 which tables, and holds the table's row lock): the archive is written, read back, decoded, compared
@@ -29,7 +29,7 @@ import zlib
 from datetime import datetime
 from typing import Any, NamedTuple
 
-from apps.engine.chain import GENESIS_HASH, verify_chain
+from apps.engine.records.chain import GENESIS_HASH, verify_chain
 from apps.tables.models import ARCHIVE_FORMAT, Table, TableArchive, TableEvent
 
 COLUMNS = ("seq", "created_at", "type", "payload", "prev_hash", "hash", "hand_id")

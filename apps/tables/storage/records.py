@@ -12,8 +12,8 @@ from typing import Any
 from django.contrib.auth import get_user_model
 
 from apps.engine import __version__ as ENGINE_VERSION
-from apps.engine.chain import GENESIS_HASH
-from apps.engine.export import FORMAT
+from apps.engine.records.chain import GENESIS_HASH
+from apps.engine.records.verifier import FORMAT
 from apps.engine.rules import RuleSet, overrides_of
 from apps.tables.models import ENDED_HAND_STATUSES, Hand, Seat, Table
 from apps.tables.storage.eventlog import Event, TableLog, hand_events

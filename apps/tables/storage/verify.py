@@ -1,4 +1,4 @@
-"""A table's ended hands checked by the engine's standalone verifier (``apps.engine.export``).
+"""A table's ended hands checked by the engine's standalone verifier (``apps.engine.records.verifier``).
 
 One verifier: the engine checks the commitment, the deal, the replay of every logged action, the
 hash chain and the settlement of the document ``apps.tables.storage.records`` builds; ``apps.replays``
@@ -8,7 +8,7 @@ the load test and the crash tests need: None per hand that checks out, else its 
 
 from __future__ import annotations
 
-from apps.engine.export import CHECK_KEYS, verify_document
+from apps.engine.records.verifier import CHECK_KEYS, verify_document
 from apps.tables.models import Hand
 from apps.tables.storage.records import ENDED, document
 

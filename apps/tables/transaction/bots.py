@@ -1,6 +1,6 @@
 """How a bot or 托管 seat of a live table chooses: the engine's bot, with the platform's seeding and budget.
 
-The choice is the engine's (``apps.engine.bots.bot_choose``); the platform adds only a random
+The choice is the engine's (``apps.engine.bots.choose.bot_choose``); the platform adds only a random
 generator salted by the hand (so a replayed hand chooses the same) and the searching bot's budget
 from the settings.
 """
@@ -11,9 +11,9 @@ import random
 
 from django.conf import settings
 
-from apps.engine.bots import bot_choose
-from apps.engine.hand import Action, Hand
-from apps.engine.search_bot import Budget
+from apps.engine.bots.choose import bot_choose
+from apps.engine.bots.search import Budget
+from apps.engine.play.hand import Action, Hand
 
 
 def bot_action(hand: Hand, seat: int, *, kind: str, salt: str) -> Action:

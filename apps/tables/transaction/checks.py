@@ -10,8 +10,7 @@ from typing import Any
 
 from apps.clubs.access import is_manager
 from apps.clubs.selectors import is_member, membership_for
-from apps.engine.hand import Action
-from apps.engine.rules import RuleSet
+from apps.engine.actions import IllegalAction
 from apps.tables.models import Seat, Stage, Table, TableStatus
 from apps.tables.transaction.context import Ctx, TableError
 from apps.tables.transaction.outbox import view_seq
@@ -58,32 +57,11 @@ def check_act(ctx: Ctx, seat: Seat, seq: Any, wire: Any):
         raise TableError("stale_seq", f"Your view is out of date (seq {seq}, yours is at {current}).")
     if table.status != TableStatus.PLAYING or table.stage != Stage.HAND or hand is None or hand.finished:
         raise TableError("no_hand", "No hand is being played.")
-    if not isinstance(wire, dict):
-        raise TableError("bad_action", "The action must be a JSON object.")
-    try:
-        action = Action.from_wire(wire)
-    except ValueError as exc:
-        code = "bad_card" if "card" in str(exc) else "bad_action"
-        raise TableError(code, str(exc)) from exc
-    if action.type == "escape":
-        return check_escape(ctx, seat, action)
-    if seat.index not in hand.to_act():
-        raise TableError("not_your_turn", "It is not your turn.")
-    if action not in hand.legal_actions(seat.index):
-        if action.type == "discard" and wire.get("card") not in (hand.view(seat.index)["hands"][seat.index] or []):
-            raise TableError("not_your_card", "That card is not in your hand.")
-        raise TableError("illegal_action", f"{wire} is not legal now.")
-    return action
-
-
-def check_escape(ctx: Ctx, seat: Seat, action):
-    """逃跑 (RULES.md §8.6): any active seat may leave the hand in play, waited for or not, while no
-    claim window is open, where the table's rules have ``escape_penalty``; never at an arranged table (a match's round: its own
-    absence rules, time-outs and 托管, govern), nor for a seat that sits the hand out."""
-    if ctx.table.arranged or not RuleSet.from_json(ctx.table.ruleset).escape_penalty:
+    # Table policy: never 逃跑 at an arranged table (a match's round: its own absence rules, time-outs
+    # and 托管 govern). The rest (escape_penalty, an open claim window, §8.6) is the engine's.
+    if table.arranged and isinstance(wire, dict) and wire.get("type") == "escape":
         raise TableError("escape_off", "Leaving a hand (escape) is not allowed at this table.")
-    if ctx.engine_hand.claim_open():  # (public: everyone knows a card awaits answers, §5.3)
-        raise TableError("escape_claim", "You cannot leave while a card awaits answers.")
-    if action not in ctx.engine_hand.legal_actions(seat.index):
-        raise TableError("illegal_action", "You do not play this hand.")
-    return action
+    try:  # the engine parses and checks the action in one call; its error's ``code`` is ours
+        return hand.check(seat.index, wire)
+    except IllegalAction as exc:
+        raise TableError(exc.code, str(exc)) from exc

@@ -13,8 +13,8 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from apps.engine.hand import Action
-from apps.engine.hand import Hand as EngineHand
+from apps.engine.play.hand import Action
+from apps.engine.play.hand import Hand as EngineHand
 from apps.tables import stages
 from apps.tables.models import Hand, HandStatus, Seat, Table
 from apps.tables.storage import hand_cache, rows

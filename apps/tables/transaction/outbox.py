@@ -27,7 +27,7 @@ from channels.layers import get_channel_layer
 from django.db import transaction
 from django.utils import timezone
 
-from apps.engine.chain import link_hash
+from apps.engine.records.chain import link_hash
 from apps.tables import stages
 from apps.tables.models import Hand, Seat, Stage, Table
 from apps.tables.read.presenters import encoded_states

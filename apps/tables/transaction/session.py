@@ -11,8 +11,8 @@ from datetime import datetime, timedelta
 from django.conf import settings
 
 from apps.engine import settle
-from apps.engine.chain import seed_commitment
-from apps.engine.hand import Hand as EngineHand
+from apps.engine.play.hand import Hand as EngineHand
+from apps.engine.records.chain import seed_commitment
 from apps.engine.rules import RuleSet
 from apps.tables.models import PIAO_SECONDS, Hand, HandStatus, Stage, Table, TableStatus
 from apps.tables.signals import hand_finished, session_policy, table_finished

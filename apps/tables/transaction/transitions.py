@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from apps.clubs.models import AuditAction
 from apps.clubs.services import audit_log
-from apps.engine.hand import IllegalAction
+from apps.engine.play.hand import IllegalAction
 from apps.tables.models import TUOGUAN_LEVEL, HandStatus, Seat, Stage, TableStatus
 from apps.tables.transaction.bots import bot_action
 from apps.tables.transaction.context import Ctx, TableError, now

@@ -1,5 +1,5 @@
 // The replay viewer: the table page's board (board.js, cards.js, the settlement panel of panels.js)
-// drawn frame by frame from the server's frames (apps/engine/timeline.py): step both ways, jump to
+// drawn frame by frame from the server's frames (apps/engine/records/timeline.py): step both ways, jump to
 // any move, play at 0.5×–4×, keyboard ←/→/space, swipe on phones, choose the seat at the bottom.
 import { $, h, jsonScript } from "../common/dom.js";
 import { fmt } from "../common/text.js";

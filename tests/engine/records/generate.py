@@ -14,13 +14,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 from apps.engine.actions import Action
-from apps.engine.bots import bot_choose
+from apps.engine.bots.choose import bot_choose
 from apps.engine.cards import card_name
-from apps.engine.hand import Hand
-from apps.engine.replay import record_of
+from apps.engine.cli.simulate import hand_seed
+from apps.engine.play.hand import Hand
+from apps.engine.records.replay import record_of
 from apps.engine.rules import resolve_ruleset
 from apps.engine.shuffle import deck_from_seed
-from apps.engine.simulate import hand_seed
 
 HERE = Path(__file__).parent
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 from apps.engine.cards import card_name, parse_card
 from apps.engine.groups import Group
-from apps.engine.hand import Hand
-from apps.engine.mingtang import MingtangContext, bonuses_of, mingtang_of
+from apps.engine.play.hand import Hand
 from apps.engine.rules import resolve_ruleset
+from apps.engine.scoring.mingtang import MingtangContext, bonuses_of, mingtang_of
 from tests.engine.hand_support import cards, make_deck, pass_all
 
 S3, S6 = cards("s3 s6")

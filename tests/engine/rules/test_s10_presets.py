@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from apps.engine.huxi import group_huxi
 from apps.engine.rules import OPTION_NAMES, PRESETS, RuleError, resolve_ruleset
+from apps.engine.scoring.huxi import group_huxi
 from tests.engine.rules.support import group_of, mt
 from tests.engine.scoring_helpers import names, score
 

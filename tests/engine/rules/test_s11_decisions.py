@@ -10,9 +10,9 @@ from apps.engine.actions import Action, IllegalAction
 from apps.engine.cards import card_name, counts_of, full_deck
 from apps.engine.chi import chi_options
 from apps.engine.groups import Group
-from apps.engine.hand import Hand
-from apps.engine.huxi import group_huxi
+from apps.engine.play.hand import Hand
 from apps.engine.rules import PRESETS, resolve_ruleset
+from apps.engine.scoring.huxi import group_huxi
 from apps.engine.shuffle import deck_from_seed, deck_from_seed_reference
 from tests.engine.hand_support import act, cards, force_wins, hand_from, pass_all, types_of
 from tests.engine.rules.support import S3, group_of, mt

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from apps.engine.cards import full_deck
-from apps.engine.dealer import next_dealer
-from apps.engine.hand import Hand
+from apps.engine.play.dealer import next_dealer
+from apps.engine.play.hand import Hand
 from apps.engine.rules import resolve_ruleset
 from tests.engine.hand_support import act, cards, hand_from, pass_all, wires
 

@@ -8,14 +8,15 @@ import pytest
 
 from apps.engine.actions import Action
 from apps.engine.cards import RED, card_name, parse_card
-from apps.engine.events import AUDIT
+from apps.engine.cli.simulate import hand_seed
 from apps.engine.groups import Group
-from apps.engine.hand import Hand
-from apps.engine.invariants import check
+from apps.engine.play.events import AUDIT
+from apps.engine.play.hand import Hand
+from apps.engine.play.invariants import check
+from apps.engine.play.observer import build_view
 from apps.engine.rules import PRESETS, RuleError, resolve_ruleset
 from apps.engine.scoring import can_win
 from apps.engine.shuffle import deck_from_seed
-from apps.engine.simulate import hand_seed
 from tests.engine.hand_support import act, make_deck, pass_all, types_of, wires
 from tests.engine.rules.support import WINS_ON_S6, last_card_hand, luzhou4, to_stock_end
 
@@ -59,9 +60,9 @@ def test_s3_8_1_no_reveal_card_the_dealer_gets_the_21st_face_down():
     assert len(own) == 21 and None not in own  # the dealer sees his own 21st card
     for viewer in (0, 2, 3, None):
         assert h.events[0].for_viewer(viewer)["hands"][1] == [None] * 21
-        assert h.view(viewer)["reveal"] is None
-        assert h.view(viewer)["hands"][1] is None
-    assert h.view(1)["hands"][1] == sorted(h.events[0].to_wire()["hands"][1], key=parse_card)
+        assert build_view(h, viewer)["reveal"] is None
+        assert build_view(h, viewer)["hands"][1] is None
+    assert build_view(h, 1)["hands"][1] == sorted(h.events[0].to_wire()["hands"][1], key=parse_card)
     assert h.to_act() == [1] and h.phase == "discard"  # the dealer holds 21: he discards first
     assert check(h) == []
 
@@ -94,7 +95,7 @@ def test_s3_8_2_the_last_stock_card_is_turned_up_for_everyone():
         {"seq": 2, "type": "bottom_shown", "card": "s4"}]
     assert h.stock[-1] == parse_card("s4") and h.bottom_card == parse_card("s4")
     for viewer in (0, 1, 2, 3, None, AUDIT):
-        assert h.view(viewer)["bottom_card"] == "s4"
+        assert build_view(h, viewer)["bottom_card"] == "s4"
         assert h.events[1].for_viewer(viewer) is not None and h.events[1].for_viewer(viewer)["card"] == "s4"
 
 
@@ -168,10 +169,10 @@ def test_s3_8_4_the_sitter_sees_only_what_a_spectator_sees():
         h = Hand(resolve_ruleset("luzhou", {"escape_penalty": i % 2 == 0}, players=4), i % 4, seed)
         sitter = h.rs.sitter(h.dealer)
         rng = random.Random(seed)
-        from apps.engine.bots import bot_choose
+        from apps.engine.bots.choose import bot_choose
 
         while True:
-            spectator, own = h.view(None), h.view(sitter)
+            spectator, own = build_view(h, None), build_view(h, sitter)
             assert own["hands"][sitter] == [] and spectator["hands"][sitter] in (None, [])  # he holds none
             own["hands"][sitter] = spectator["hands"][sitter]
             assert {k: v for k, v in own.items() if k not in ("viewer", "chou")} == {
@@ -187,8 +188,8 @@ def test_s3_8_4_the_sitter_sees_only_what_a_spectator_sees():
 
 def test_s3_8_the_hard_bot_plays_from_a_view_with_the_shown_bottom_card():
     """The searching bot (托管) decides from a bottom_shown view: no reveal card, a public last card."""
-    from apps.engine.bots import bot_choose
-    from apps.engine.search_bot import Budget
+    from apps.engine.bots.choose import bot_choose
+    from apps.engine.bots.search import Budget
 
     h = Hand(resolve_ruleset("luzhou", players=4), 0, hand_seed("hard-bottom", 0))
     rng = random.Random(0)

@@ -7,10 +7,11 @@ import random
 
 import pytest
 
-from apps.engine.events import AUDIT
-from apps.engine.hand import Hand
-from apps.engine.huxi import group_huxi
+from apps.engine.play.events import AUDIT
+from apps.engine.play.hand import Hand
+from apps.engine.play.observer import build_view, build_views
 from apps.engine.rules import PRESET_PLAYERS, PRESETS, resolve_ruleset
+from apps.engine.scoring.huxi import group_huxi
 from tests.engine.hand_support import act, hand_from, pass_all
 from tests.engine.rules.support import group_of
 
@@ -41,8 +42,8 @@ def test_s4_1_huxi_sentences_jiao_jiang() -> None:
 def test_s4_1_packed_laid_groups_carry_every_huxi_table() -> None:
     """The scorer's packed laid groups (``scoring_tables.LAID``) hold, for each 胡息 table, the 胡息 that
     ``group_huxi`` gives the group (§4.1 and luzhou's table of §10)."""
-    from apps.engine.huxi import group_huxi_by_key
-    from apps.engine.scoring_tables import LAID, LAID_HUXI, TABLE_KEYS
+    from apps.engine.scoring.huxi import group_huxi_by_key
+    from apps.engine.scoring.tables import LAID, LAID_HUXI, TABLE_KEYS
 
     assert len(LAID) == 20 * 5 + 2 * 9 + 2 * 10
     for (kind, laid_cards), packed in LAID.items():
@@ -56,19 +57,19 @@ def test_s4_1_wei_hidden_for_others_unless_wei_shown_one():
     pass_all(h)
     wei = next(e for e in h.events if e.type == "wei")
     assert wei.for_viewer(1)["card"] == "s6" and wei.for_viewer(2)["card"] is None
-    assert h.view(2)["groups"][1] == [{"kind": "wei", "cards": [None, None, None]}]
-    assert h.view(1)["groups"][1] == [{"kind": "wei", "cards": ["s6", "s6", "s6"]}]
+    assert build_view(h, 2)["groups"][1] == [{"kind": "wei", "cards": [None, None, None]}]
+    assert build_view(h, 1)["groups"][1] == [{"kind": "wei", "cards": ["s6", "s6", "s6"]}]
     cs = hand_from("changsha", ["s9", "s6 s6"], "s10", "s6")
     act(cs, 0, {"type": "discard", "card": "s9"})
     pass_all(cs)
     wei = next(e for e in cs.events if e.type == "wei")
     assert wei.for_viewer(2)["card"] == "s6"
-    assert cs.view(2)["groups"][1] == [{"kind": "wei", "cards": ["s6", None, None]}]
+    assert build_view(cs, 2)["groups"][1] == [{"kind": "wei", "cards": ["s6", None, None]}]
 
 
 def test_s4_1_ti_shows_one_card():
     h = hand_from("full", ["s9", "s1 s1 s1 s1"], "s10")
-    assert h.view(2)["groups"][1] == [{"kind": "ti", "cards": ["s1", None, None, None]}]
+    assert build_view(h, 2)["groups"][1] == [{"kind": "ti", "cards": ["s1", None, None, None]}]
 
 
 def test_s4_1_views_built_together_are_each_viewers_own_view():
@@ -77,7 +78,7 @@ def test_s4_1_views_built_together_are_each_viewers_own_view():
     h = hand_from("full", ["s9", "s6 s6"], "s10", "s6")
     act(h, 0, {"type": "discard", "card": "s9"})
     pass_all(h)
-    owner, other, spectator = h.views([1, 2, None])
+    owner, other, spectator = build_views(h, [1, 2, None])
     assert owner["groups"][1] == [{"kind": "wei", "cards": ["s6", "s6", "s6"]}]
     assert other["groups"][1] == spectator["groups"][1] == [{"kind": "wei", "cards": [None, None, None]}]
     assert owner["huxi"][1] > 0 and other["huxi"][1] == 0
@@ -89,8 +90,8 @@ def test_s4_1_views_built_together_are_each_viewers_own_view():
             viewers = [*range(players), None, AUDIT]
             while True:
                 order = viewers[::-1] if len(hand.events) % 2 else viewers
-                together = hand.views(order)
-                assert together == [hand.view(v) for v in order], (preset, players, len(hand.events))
+                together = build_views(hand, order)
+                assert together == [build_view(hand, v) for v in order], (preset, players, len(hand.events))
                 if hand.finished:
                     break
                 seat = hand.to_act()[0]

@@ -8,11 +8,12 @@ import random
 
 import pytest
 
-from apps.engine.bots import bot_choose
-from apps.engine.events import AUDIT
-from apps.engine.hand import Action, Hand
+from apps.engine.bots.choose import bot_choose
+from apps.engine.cli.simulate import configurations, hand_seed
+from apps.engine.play.events import AUDIT
+from apps.engine.play.hand import Action, Hand
+from apps.engine.play.observer import build_view, build_views
 from apps.engine.rules import resolve_ruleset
-from apps.engine.simulate import configurations, hand_seed
 from tests.engine.hand_support import act, force_wins, hand_from, pass_all, types_of
 from tests.engine.rules.support import S3
 
@@ -56,7 +57,7 @@ def _viewers(hand: Hand) -> list:
 def _message(hand: Hand, new, viewer) -> tuple[str, str]:
     """What ``viewer`` is given after a step: his copies of the step's events, and his view."""
     events = [w for ev in new if (w := ev.for_viewer(viewer)) is not None]
-    return _dump(events), _dump(hand.view(viewer))
+    return _dump(events), _dump(build_view(hand, viewer))
 
 
 def _without_option(hand: Hand, seat: int) -> Hand:
@@ -85,7 +86,7 @@ def _compare_window(hand: Hand, s: int, rng_seed: bytes) -> tuple[int, int]:
     the others decide alike. Returns (viewers compared, of them with the whole resolving message)."""
     a, b = copy.deepcopy(hand), _without_option(hand, s)
     others = [v for v in _viewers(hand) if v != s]
-    before = {v: _dump(a.view(v)) for v in others}
+    before = {v: _dump(build_view(a, v)) for v in others}
     claim = a.claim
     new = a.apply(s, PASS_ACTION)
     if a.claim is not claim or not b.to_act():
@@ -178,7 +179,7 @@ def test_s5_3_every_viewer_numbering_is_contiguous(rs):
         last = dict.fromkeys(viewers, 0)
         new = list(hand.events)
         while True:
-            views = hand.views(viewers)
+            views = build_views(hand, viewers)
             for viewer, view in zip(viewers, views, strict=True):
                 got = [w["seq"] for ev in new if (w := ev.for_viewer(viewer)) is not None]
                 assert got == list(range(last[viewer] + 1, last[viewer] + 1 + len(got))), (seed.hex(), viewer)
@@ -188,7 +189,7 @@ def test_s5_3_every_viewer_numbering_is_contiguous(rs):
                 break
             seat = hand.to_act()[rng.randrange(len(hand.to_act()))]
             new = hand.apply(seat, bot_choose(hand, seat, kind="random" if i % 2 else "greedy", rng=rng))
-        assert hand.view(AUDIT)["seq"] == len(hand.events)
+        assert build_view(hand, AUDIT)["seq"] == len(hand.events)
         passes_hidden += sum(1 for ev in hand.events if ev.type == "pass")
     assert passes_hidden > 0  # the hands did hide passes from the other viewers
 

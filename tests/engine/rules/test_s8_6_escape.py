@@ -17,14 +17,15 @@ import pytest
 
 from apps.engine.actions import IllegalAction
 from apps.engine.cards import parse_card
+from apps.engine.cli.simulate import hand_seed
 from apps.engine.groups import Group
-from apps.engine.hand import Hand
-from apps.engine.huxi import current_huxi, group_huxi
-from apps.engine.invariants import check
-from apps.engine.replay import record_of, replay
+from apps.engine.play.hand import Hand
+from apps.engine.play.invariants import check
+from apps.engine.play.observer import build_view
+from apps.engine.records.replay import record_of, replay
 from apps.engine.rules import PRESETS, resolve_ruleset
-from apps.engine.settlement import escape_amounts, escape_penalty, escape_split, settle
-from apps.engine.simulate import hand_seed
+from apps.engine.scoring.huxi import current_huxi, group_huxi
+from apps.engine.scoring.settlement import escape_amounts, escape_penalty, escape_split, settle
 from tests.engine.hand_support import act, make_deck, wires
 from tests.engine.rules.support import RECORDS, counts_of_text
 from tests.engine.two_worlds import CONFIGS, other_world, resting_states, ruleset
@@ -74,7 +75,7 @@ def test_s8_6_s5_3_two_worlds_give_every_viewer_the_same_view(preset, players, e
     for h, _events in resting_states(rs, f"engine:{preset}:{players}:{escape}", hands=12, every=2):
         states += 1
         for viewer in [*range(players), None]:
-            view = h.view(viewer)
+            view = build_view(h, viewer)
             legal = ESCAPE in view["legal_actions"]
             if viewer is not None:
                 assert legal == (escape and not _claim_open(h) and viewer in h.active_seats)
@@ -86,8 +87,8 @@ def test_s8_6_s5_3_two_worlds_give_every_viewer_the_same_view(preset, players, e
             other = other_world(h, viewer, rng)
             if other is None:
                 continue
-            differing += other.view("audit") != h.view("audit")
-            assert other.view(viewer) == view, (preset, players, viewer, len(h.actions))
+            differing += build_view(other, "audit") != build_view(h, "audit")
+            assert build_view(other, viewer) == view, (preset, players, viewer, len(h.actions))
     assert states >= 100 and differing >= states // 2
 
 
@@ -102,19 +103,19 @@ def test_s8_6_at_least_counts_laid_groups_only_a_face_down_wei_as_a_small_one():
     # seat 2: a 提 of b5 (12, one card up) and a 臭偎 of s4 (3, one card up).
     h.groups[1] = [_group("wei", "b6"), _group("pao", "b10")]
     h.groups[2] = [_group("ti", "b5"), _group("chou_wei", "s4")]
-    view0 = h.view(0)
+    view0 = build_view(h, 0)
     assert view0["groups"][1][0]["cards"] == [None, None, None] and view0["groups"][2][0]["cards"][0] == "b5"
     assert view0["escape"] == {"at_least": escape_penalty(3 + 9 + 12 + 3)} == {"at_least": 13}
     # the exact price counts the 偎 as it is, and the concealed cards: at least as much
     assert escape_amounts(h, 0)["penalty"] >= escape_penalty(6 + 9 + 12 + 3) == 14
     # seat 1 sees his own 偎, but not seat 0's; seat 0's laid groups count for him, his own do not
     h.groups[0] = [_group("wei", "b9")]
-    assert h.view(1)["escape"] == {"at_least": escape_penalty(3 + 12 + 3)} == {"at_least": 10}
-    assert h.view(0)["escape"] == {"at_least": 13}  # his own groups never count
+    assert build_view(h, 1)["escape"] == {"at_least": escape_penalty(3 + 12 + 3)} == {"at_least": 10}
+    assert build_view(h, 0)["escape"] == {"at_least": 13}  # his own groups never count
     # concealed cards count 0: emptying the others' hands changes nothing
     for s in (1, 2):
         h.hands[s] = [0] * 20
-    assert h.view(0)["escape"] == {"at_least": 13}
+    assert build_view(h, 0)["escape"] == {"at_least": 13}
 
 
 def test_s8_6_at_least_with_wei_shown_one_and_luzhous_table():
@@ -123,15 +124,15 @@ def test_s8_6_at_least_with_wei_shown_one_and_luzhous_table():
     cs = _discard_hand("changsha")
     assert cs.rs.wei_shown == "one"
     cs.groups[1] = [_group("wei", "b6")]
-    assert cs.view(0)["escape"] == {"at_least": escape_penalty(6)}  # 8: under 12
+    assert build_view(cs, 0)["escape"] == {"at_least": escape_penalty(6)}  # 8: under 12
     cs.groups[1] = [_group("wei", "b6")] * 3 + [_group("ti", "b10")]  # 18 + 12 = 30
-    assert cs.view(0)["escape"] == {"at_least": escape_penalty(30)} == {"at_least": 14}
+    assert build_view(cs, 0)["escape"] == {"at_least": escape_penalty(30)} == {"at_least": 14}
     lz = _discard_hand("luzhou")
     least = min(group_huxi(lz.rs, Group("wei", (c, c, c))) for c in range(20))
     lz.groups[1] = [_group("wei", "b10")] * 4
     lz.groups[2] = [_group("wei", "b9")]
-    assert lz.view(0)["escape"] == {"at_least": escape_penalty(5 * least)}
-    assert lz.view(0)["escape"]["at_least"] < escape_penalty(sum(group_huxi(lz.rs, g) for g in lz.groups[1] + lz.groups[2]))
+    assert build_view(lz, 0)["escape"] == {"at_least": escape_penalty(5 * least)}
+    assert build_view(lz, 0)["escape"]["at_least"] < escape_penalty(sum(group_huxi(lz.rs, g) for g in lz.groups[1] + lz.groups[2]))
 
 
 def test_s8_6_no_escape_and_no_bound_in_a_claim_window_nor_for_a_spectator():
@@ -141,14 +142,14 @@ def test_s8_6_no_escape_and_no_bound_in_a_claim_window_nor_for_a_spectator():
     seen_window = seen_turn = 0
     for h, _ in resting_states(rs, "window", hands=4, every=1):
         for seat in range(3):
-            view = h.view(seat)
+            view = build_view(h, seat)
             if _claim_open(h):
                 seen_window += 1
                 assert ESCAPE not in view["legal_actions"] and "escape" not in view
             else:
                 seen_turn += 1
                 assert ESCAPE in view["legal_actions"] and view["escape"]["at_least"] >= 8
-        assert "escape" not in h.view(None) and "escape" not in h.view("audit")
+        assert "escape" not in build_view(h, None) and "escape" not in build_view(h, "audit")
     assert seen_window and seen_turn
 
 
@@ -173,7 +174,7 @@ def test_s8_6_escape_is_legal_for_every_active_seat_and_never_makes_a_seat_waite
     assert h.to_act() == [0]
     assert wires(h.legal_actions(1)) == [ESCAPE] and wires(h.legal_actions(2)) == [ESCAPE]
     assert ESCAPE in wires(h.legal_actions(0)) and len(h.legal_actions(0)) > 1
-    assert h.view(1)["legal_actions"] == [ESCAPE] and h.view(1)["to_act"] == [0]
+    assert build_view(h, 1)["legal_actions"] == [ESCAPE] and build_view(h, 1)["to_act"] == [0]
     assert h.default_action(1) is None and h.default_action(0).type == "discard"  # a time-out never escapes
     # a sit_out sitter is no active seat
     lz = Hand(resolve_ruleset("luzhou", {"escape_penalty": True}, players=4), 0, hand_seed("sit", 2))
@@ -258,7 +259,7 @@ def test_s8_6_no_escape_while_a_claim_window_is_open():
     card awaits answers, a leaver could otherwise dodge a 胡 on it, his own discard included, for the
     fixed price.)": in a window no seat may leave, neither one it waits for nor one it does not; once
     the window is closed everyone may again, and leaving ends the hand at once."""
-    from apps.engine.bots import bot_choose
+    from apps.engine.bots.choose import bot_choose
 
     rs = resolve_ruleset("full", {"escape_penalty": True})
     done = 0
@@ -272,7 +273,7 @@ def test_s8_6_no_escape_while_a_claim_window_is_open():
             continue
         waiting = h.to_act()
         for s in h.active_seats:
-            assert ESCAPE not in wires(h.legal_actions(s)) and "escape" not in h.view(s)
+            assert ESCAPE not in wires(h.legal_actions(s)) and "escape" not in build_view(h, s)
             with pytest.raises(IllegalAction):
                 act(h, s, ESCAPE)
         assert check(h) == []
@@ -307,8 +308,8 @@ def test_s8_6_escape_records_replay_and_the_event_is_public():
 def test_s8_6_bots_and_time_outs_never_escape():
     """§8.6: leaving is a player's choice ("a lost connection is never an escape"): no bot level
     (practice seats, 托管) and no time-out picks ``escape``, though it is legal for every active seat."""
-    from apps.engine.bots import bot_choose
-    from apps.engine.search_bot import Budget
+    from apps.engine.bots.choose import bot_choose
+    from apps.engine.bots.search import Budget
 
     budget = Budget(worlds=2, cpu_ms=None, wall_ms=None)
     for kind in ("random", "greedy", "easy", "normal", "hard"):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from apps.engine.rules import PRESETS, resolve_ruleset
-from apps.engine.scoring import tun_of
+from apps.engine.scoring.fast import tun_of
 from tests.engine.rules.support import ON_PENG
 from tests.engine.scoring_helpers import names, score
 

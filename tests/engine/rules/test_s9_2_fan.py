@@ -13,7 +13,7 @@ def test_s9_2_red_counts_laid_groups_hand_and_winning_card():
 
 def test_s9_2_every_row_has_its_chinese_name_once() -> None:
     """The Chinese names the platform shows come from the rows (one table, no second copy)."""
-    from apps.engine.mingtang import BONUSES, CHINESE_NAMES, COMMON, FAMILIES
+    from apps.engine.scoring.mingtang import BONUSES, CHINESE_NAMES, COMMON, FAMILIES
 
     rows = [*(r for rows in FAMILIES.values() for r in rows), *COMMON, *(b for rows in BONUSES.values() for b in rows)]
     assert set(CHINESE_NAMES) == {r.name for r in rows}

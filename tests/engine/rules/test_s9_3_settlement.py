@@ -10,7 +10,7 @@ import pytest
 
 from apps.engine import Hand, bot_choose, replay, resolve_ruleset, settle
 from apps.engine.rules import PRESETS
-from apps.engine.settlement import settle_amounts
+from apps.engine.scoring.settlement import settle_amounts
 from tests.engine.rules.support import RECORDS
 
 

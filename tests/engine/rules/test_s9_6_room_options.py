@@ -9,16 +9,17 @@ import pytest
 
 from apps.engine.actions import IllegalAction
 from apps.engine.cards import card_name, parse_card
-from apps.engine.events import AUDIT
+from apps.engine.cli.simulate import hand_seed, simulate
 from apps.engine.groups import Group
-from apps.engine.hand import Hand
-from apps.engine.invariants import check
-from apps.engine.replay import record_of, replay
+from apps.engine.play.events import AUDIT
+from apps.engine.play.hand import Hand
+from apps.engine.play.invariants import check
+from apps.engine.play.observer import build_view
+from apps.engine.records.replay import record_of, replay
 from apps.engine.rules import PRESETS, RuleError, resolve_ruleset
 from apps.engine.scoring import can_win, score_win
-from apps.engine.settlement import capped, settle, settle_amounts
+from apps.engine.scoring.settlement import capped, settle, settle_amounts
 from apps.engine.shuffle import deck_from_seed
-from apps.engine.simulate import hand_seed, simulate
 from tests.engine.hand_support import act, make_deck, wires
 from tests.engine.rules.support import RECORDS, WINS_ON_S6, counts_of_text, last_card_hand
 
@@ -37,7 +38,7 @@ S10 = parse_card("s10")
 
 def _capped_win(preset: str, players: int, cap: int, options=None, want=lambda h: True) -> Hand:
     rs = resolve_ruleset(preset, {"score_cap": cap, **(options or {})}, players=players)
-    from apps.engine.bots import bot_choose
+    from apps.engine.bots.choose import bot_choose
 
     for i in range(400):
         seed = hand_seed(f"cap-{preset}", i)
@@ -119,7 +120,7 @@ def test_s9_6_the_cap_only_shows_when_it_changed_something():
     assert capped(resolve_ruleset("full"), {"win": True, "score": 600}) == {"win": True, "score": 600}
     hand = [c for c in range(20) for _ in range(QI_HAND[c])]
     big = score_win(resolve_ruleset("full"), hand, QI_LAID, S10, "other_draw")
-    from apps.engine.score_requests import run_score
+    from apps.engine.cli.score_requests import run_score
 
     request = {"preset": "full", "options": {"score_cap": 1}, "players": 3,
                "hand": [card_name(c) for c in hand], "groups": [{"kind": "peng", "cards": ["s5", "s5", "s5"]}],
@@ -194,7 +195,7 @@ def test_s9_6_a_2_player_hand_with_remove_cards_runs_out_after_19_draws():
     draws = [parse_card(e.to_wire()["card"]) for e in h.events if e.type == "draw"]
     assert len(draws) == 19 and draws == deck[41:60]  # the whole stock, in order, and nothing else
     assert h.result == {"winner": None, "draw": True} and h.events[-1].type == "huang"
-    assert h.view(0)["stock"] == 0 and h.view(0)["set_aside"] == 20
+    assert build_view(h, 0)["stock"] == 0 and build_view(h, 0)["set_aside"] == 20
 
 
 def test_s9_6_remove_cards_nobody_sees_them_until_the_seed_is_revealed():
@@ -208,9 +209,9 @@ def test_s9_6_remove_cards_nobody_sees_them_until_the_seed_is_revealed():
     assert ev.to_wire()["cards"] == aside and ev.to_wire()["count"] == 20
     for viewer in (0, 1, None):
         assert ev.for_viewer(viewer) == {"seq": ev.viewer_seq(viewer), "type": "set_aside", "count": 20}
-        view = h.view(viewer)
+        view = build_view(h, viewer)
         assert view["set_aside"] == 20 and "set_aside_cards" not in view and "stock_cards" not in view
-    assert h.view(AUDIT)["set_aside_cards"] == aside
+    assert build_view(h, AUDIT)["set_aside_cards"] == aside
     assert record_of(h)["events"][1]["cards"] == aside  # the stored (audit) log keeps them
     assert h.card_locations()["set_aside"] == deck_from_seed(seed)[60:]
     assert check(h) == []
@@ -232,7 +233,7 @@ def test_s9_6_replay_trace_shows_the_set_aside_cards_to_the_audit_only(tmp_path)
     cards, a seat's trace only their count."""
     import io
 
-    from apps.engine.cli import main
+    from apps.engine.cli.main import main
 
     path = RECORDS / "chenzhou_2p_remove_cards_win.json"
     lines = {}

@@ -12,9 +12,9 @@ from datetime import timedelta
 from django.utils import timezone
 
 from apps.engine import settle
-from apps.engine.bots import bot_choose
-from apps.engine.chain import GENESIS_HASH, link_hash, seed_commitment
-from apps.engine.hand import Hand as EngineHand
+from apps.engine.bots.choose import bot_choose
+from apps.engine.play.hand import Hand as EngineHand
+from apps.engine.records.chain import GENESIS_HASH, link_hash, seed_commitment
 from apps.engine.rules import resolve_ruleset
 from apps.tables.models import Hand, Seat, Table, TableEvent
 from apps.tables.storage.jsontext import jsonable

@@ -45,8 +45,8 @@ SCENARIOS = [
 
 def play_states(per_scenario: int) -> list[tuple]:
     from apps.engine import settle
-    from apps.engine.bots import bot_choose
-    from apps.engine.hand import Hand
+    from apps.engine.bots.choose import bot_choose
+    from apps.engine.play.hand import Hand
     from apps.engine.rules import resolve_ruleset
 
     out = []

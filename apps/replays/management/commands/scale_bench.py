@@ -133,7 +133,7 @@ class Command(BaseCommand):
     @staticmethod
     def hand_payloads(engine) -> list[tuple[str, dict]]:
         """A hand's events after hand.start (engine and action rows), once per played hand."""
-        from apps.engine.hand import Hand as EngineHand
+        from apps.engine.play.hand import Hand as EngineHand
 
         out = []
         replay = EngineHand(engine.rs, dealer=engine.dealer, seed=engine.seed)

@@ -24,9 +24,9 @@ from django.utils import timezone
 
 from apps.clubs.models import Club, Membership
 from apps.engine import settle
-from apps.engine.bots import bot_choose
-from apps.engine.chain import GENESIS_HASH, link_hash
-from apps.engine.hand import Hand as EngineHand
+from apps.engine.bots.choose import bot_choose
+from apps.engine.play.hand import Hand as EngineHand
+from apps.engine.records.chain import GENESIS_HASH, link_hash
 from apps.engine.rules import resolve_ruleset
 from apps.ledgers.services import settle_hand
 from apps.tables.models import Hand, Seat, Table, TableEvent

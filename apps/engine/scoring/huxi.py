@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from .cards import IS_RED
-from .groups import Group
-from .rules import RuleSet
+from ..cards import IS_RED
+from ..groups import Group
+from ..rules import RuleSet
 
 # Sentence patterns within one case, as rank offsets 0..9: starts 0..7 are consecutive, 8 is 二七十.
 SENTENCE_PATTERNS: tuple[tuple[int, int, int], ...] = tuple((r, r + 1, r + 2) for r in range(8)) + ((1, 6, 9),)

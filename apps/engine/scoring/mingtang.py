@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .cards import IS_RED
-from .rules import RuleSet
+from ..cards import IS_RED
+from ..rules import RuleSet
 from .winning_card import is_zimo
 
 

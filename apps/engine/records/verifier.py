@@ -16,13 +16,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .actions import Action, IllegalAction
+from ..actions import Action, IllegalAction
+from ..play.hand import Hand
+from ..rules import RuleError, RuleSet
+from ..scoring.settlement import settle
+from ..shuffle import parse_seed
 from .chain import GENESIS_HASH, link_hash, seed_commitment
-from .hand import Hand
-from .replay import _at, _first_difference, _short
-from .rules import RuleError, RuleSet
-from .settlement import settle
-from .shuffle import parse_seed
+from .replay import first_difference, short, value_at
 
 FORMAT = "paohuzi-hand/1"
 SCOPES = ("hand", "session")
@@ -134,9 +134,9 @@ def _payload(ev: dict | None) -> dict:
 
 
 def _difference(expected: Any, got: Any) -> str:
-    path = _first_difference(expected, got)
+    path = first_difference(expected, got)
     at = f" at {path}" if path else ""
-    return f"differs{at}: stored {_short(_at(expected, path))}, the engine gives {_short(_at(got, path))}"
+    return f"differs{at}: stored {short(value_at(expected, path))}, the engine gives {short(value_at(got, path))}"
 
 
 def _seed_of(hand: dict) -> bytes | None:
@@ -210,8 +210,8 @@ def _deck(hand: dict, rules: RuleSet | str) -> dict:
     for seat, cards in want[0]["hands"].items():
         if hands.get(seat) != cards:
             return _check(n, "deck", False,
-                          f"seat {seat}'s dealt hand (seq {stored[0]['seq']}) is {_short(hands.get(seat))}; "
-                          f"the deck from the seed gives {_short(cards)}")
+                          f"seat {seat}'s dealt hand (seq {stored[0]['seq']}) is {short(hands.get(seat))}; "
+                          f"the deck from the seed gives {short(cards)}")
     if set(hands) != set(want[0]["hands"]):
         return _check(n, "deck", False, f"the deal lists seats {sorted(hands)}, the deck deals {sorted(want[0]['hands'])}")
     for ev, expected in zip(stored[1:], want[1:], strict=True):
@@ -220,8 +220,8 @@ def _deck(hand: dict, rules: RuleSet | str) -> dict:
             continue
         shown = have.get("card", have.get("cards")) if isinstance(have, dict) else have
         what = "the reveal card" if expected["type"] == "reveal" else f"the {expected['type']} event"
-        return _check(n, "deck", False, f"{what} (seq {ev['seq']}) is {_short(shown)}; "
-                                        f"the deck from the seed gives {_short(expected.get('card', expected.get('cards')))}")
+        return _check(n, "deck", False, f"{what} (seq {ev['seq']}) is {short(shown)}; "
+                                        f"the deck from the seed gives {short(expected.get('card', expected.get('cards')))}")
     opened = [e["type"] for e in want[1:]]
     if opened == ["reveal"]:
         tail = f"and the reveal card {want[1]['card']}"
@@ -259,7 +259,7 @@ def _replay(hand: dict, rules: RuleSet | str) -> tuple[dict, Hand | None]:
             new = engine.apply(seat, action)
         except IllegalAction as exc:
             return _check(n, "replay", False,
-                          f"the action at seq {ev['seq']} (seat {seat}: {_short(payload['action'])}) is illegal: {exc}"), None
+                          f"the action at seq {ev['seq']} (seat {seat}: {short(payload['action'])}) is illegal: {exc}"), None
         produced.extend((ev["seq"], e) for e in new)
         actions += 1
     stored = [e for e in events if e["type"] == "engine"]
@@ -276,7 +276,7 @@ def _replay(hand: dict, rules: RuleSet | str) -> tuple[dict, Hand | None]:
         if new is None:
             return _check(n, "replay", False,
                           f"the log stores {len(stored)} engine events, the replay produces {len(got)}: "
-                          f"seq {stored[i]['seq']} ({_short(have)}) has no counterpart"), engine
+                          f"seq {stored[i]['seq']} ({short(have)}) has no counterpart"), engine
         return _check(n, "replay", False,
                       f"the engine event at seq {stored[i]['seq']} ({have.get('type') if isinstance(have, dict) else '?'}) "
                       f"{_difference(have, new)}"), engine
@@ -292,7 +292,7 @@ def _settlement(hand: dict, engine: Hand | None) -> dict:
     stored_piao = {str(k): v for k, v in hand["piao"].items()}
     if "piao" in start and _jsonable(start["piao"]) != stored_piao:
         return _check(n, "settlement", False,
-                      f"the header's piao {_short(stored_piao)} is not hand.start's {_short(start['piao'])}")
+                      f"the header's piao {short(stored_piao)} is not hand.start's {short(start['piao'])}")
     if status == "dissolved":
         if engine.finished:
             return _check(n, "settlement", False, "the hand is marked dissolved but its actions play it to the end")
@@ -321,7 +321,7 @@ def _settlement(hand: dict, engine: Hand | None) -> dict:
         if stored_totals != totals:
             return _check(n, "settlement", False, f"the totals in {where} {_difference(stored_totals, totals)}")
     winner = result.get("winner")
-    what = "a draw (荒庄): all zero" if winner is None else f"seat {winner} wins, totals {_short(totals['total'])}"
+    what = "a draw (荒庄): all zero" if winner is None else f"seat {winner} wins, totals {short(totals['total'])}"
     return _check(n, "settlement", True, f"the replayed result and settlement equal the stored ones: {what}")
 
 

@@ -1,6 +1,6 @@
 """The scorer's tables: per-ruleset values (``RuleContext``, cached by ``rule_context``) and the
 static packed tables of laid groups and 胡息 (``LAID``, built at import), used by ``scoring`` (the
-fast path) and ``plain_scoring``.
+fast path) and ``reference``.
 """
 
 from __future__ import annotations
@@ -8,11 +8,11 @@ from __future__ import annotations
 import time
 from functools import lru_cache
 
-from .cards import IS_RED
+from ..cards import IS_RED
+from ..rules import RuleSet
 from .decompose import code_values
 from .huxi import SENTENCE_PATTERNS, group_huxi_by_key, same_huxi, sentence_weights, table_key, tun_of
 from .mingtang import fan_key
-from .rules import RuleSet
 from .winning_card import WIN_BY, is_zimo
 
 GroupT = tuple[str, tuple[int, ...]]
@@ -39,7 +39,7 @@ class RuleContext:
         self.value_cache: dict[tuple, tuple] = {}
         # 比 and 双飘 (changsha) look at the whole decomposition, 毛胡 at 0-胡息 ones: try every split.
         self.every_split = rs.mingtang == "changsha" or rs.mao_hu
-        # Fast path (scoring.py): 胡息 of 一二三 / 二七十 per case, of same-card groups per (kind, card),
+        # Fast path (fast.py): 胡息 of 一二三 / 二七十 per case, of same-card groups per (kind, card),
         # the fans per ``mingtang.fan_key`` and what a laid (kind, cards) group contributes (packed,
         # ``LAID_*`` below).
         small, big = self.weights
@@ -90,7 +90,7 @@ def _code_values(key: tuple[bool, bool]) -> tuple[tuple[int, ...], tuple[int, ..
     return code_values(small[0], small[8]), code_values(big[0], big[8])
 
 
-# Packed cards (scoring.py's fast path): 8 bits per card kind, kind c at bit 8c.
+# Packed cards (fast.py): 8 bits per card kind, kind c at bit 8c.
 ENC = tuple(1 << (8 * c) for c in range(20))
 RED_FIELDS = sum(0xFF << (8 * c) for c in range(20) if IS_RED[c])
 ONES20 = sum(1 << (8 * c) for c in range(20))  # (v * ONES20) >> 152 & 0xFF: the cards in v
@@ -101,11 +101,11 @@ def packed_counts(h: int) -> tuple[int, int]:
     return ((h & RED_FIELDS) * ONES20 >> 152) & 0xFF, ((h >> 80) * ONES20 >> 72) & 0xFF
 
 # A laid group packed into one int (``LAID``); the ints of a player's laid groups are summed:
-# bit LAID_WEI + c is a 偎/臭偎 of c, bit LAID_PENG + c a 碰 of c (a card has at most one of them),
+# bit WEI_BIT + c is a 偎/臭偎 of c, bit PENG_BIT + c a 碰 of c (a card has at most one of them),
 # 8 bits each at LAID_FOUR (4-card groups) and LAID_CHI (吃), the 胡息 under each of the four 胡息
 # tables (``huxi.table_key``) in 8 bits from LAID_HUXI on (``RuleContext.laid_huxi`` says which),
 # and the counts of red, big and all cards in 8 bits each from LAID_COUNTS on.
-LAID_WEI, LAID_PENG, LAID_FOUR, LAID_CHI, LAID_HUXI, LAID_COUNTS = 0, 20, 40, 48, 56, 88
+WEI_BIT, PENG_BIT, LAID_FOUR, LAID_CHI, LAID_HUXI, LAID_COUNTS = 0, 20, 40, 48, 56, 88
 LAID_FOUR_MASK = 0xFF << LAID_FOUR
 LAID_CHI_MASK = 0xFF << LAID_CHI
 TABLE_KEYS = ((False, False), (False, True), (True, False), (True, True))
@@ -116,9 +116,9 @@ def laid_bits(kind: str, cards: tuple[int, ...]) -> int:
     """The packed laid group without its 胡息 (which depends on the 胡息 table)."""
     bits = (kind == "ti" or kind == "pao") << LAID_FOUR | (kind == "chi") << LAID_CHI
     if kind in ("wei", "chou_wei"):
-        bits |= 1 << (LAID_WEI + cards[0])
+        bits |= 1 << (WEI_BIT + cards[0])
     elif kind == "peng":
-        bits |= 1 << (LAID_PENG + cards[0])
+        bits |= 1 << (PENG_BIT + cards[0])
     red, big = sum(IS_RED[c] for c in cards), sum(c >= 10 for c in cards)
     return bits | (red | big << 8 | len(cards) << 16) << LAID_COUNTS
 
@@ -210,14 +210,14 @@ for (_kind, _cards), _packed in LAID.items():
 BUILD_SECONDS = time.perf_counter() - _start
 
 
-_BY_ID: dict[int, tuple[RuleSet, RuleContext]] = {}
+CONTEXTS_BY_ID: dict[int, tuple[RuleSet, RuleContext]] = {}  # id(rs) -> (rs, context); the fast path reads it inline
 _BY_VALUE: dict[RuleSet, RuleContext] = {}
 
 
 def rule_context(rs: RuleSet) -> RuleContext:
     """The shared ``RuleContext`` of a ruleset: by identity first (RuleSet hashing is slow), then
     by value, so equal rulesets (one per hand, one per CLI request) share their caches."""
-    hit = _BY_ID.get(id(rs))
+    hit = CONTEXTS_BY_ID.get(id(rs))
     if hit is not None and hit[0] is rs:
         return hit[1]
     rc = _BY_VALUE.get(rs)
@@ -225,7 +225,7 @@ def rule_context(rs: RuleSet) -> RuleContext:
         if len(_BY_VALUE) > 64:
             _BY_VALUE.clear()
         rc = _BY_VALUE[rs] = RuleContext(rs)
-    if len(_BY_ID) > 1024:
-        _BY_ID.clear()
-    _BY_ID[id(rs)] = (rs, rc)  # keeps rs alive, so its id is not reused while cached
+    if len(CONTEXTS_BY_ID) > 1024:
+        CONTEXTS_BY_ID.clear()
+    CONTEXTS_BY_ID[id(rs)] = (rs, rc)  # keeps rs alive, so its id is not reused while cached
     return rc

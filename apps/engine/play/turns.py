@@ -7,17 +7,17 @@ count rule (§5.6). ``Hand`` (hand.py) adds the public, checked API on top.
 
 from __future__ import annotations
 
-from .actions import HU, PASS, PENG, Action
-from .cards import RED, cards_of, counts_of, names
-from .claim_options import discard_claim, draw_claim
-from .claim_resolution import Claim
+from ..actions import HU, PASS, PENG, Action
+from ..cards import RED, cards_of, counts_of, names
+from ..groups import Group
+from ..rules import RuleSet
+from ..scoring.fast import can_win, score_win
+from ..scoring.huxi import group_huxi
+from ..scoring.prefilter import may_complete
+from ..scoring.settlement import capped, escape_amounts, settle_amounts
+from .claims import Seats, discard_claim, draw_claim
 from .events import Event
-from .groups import Group
-from .huxi import group_huxi
-from .prefilter import may_complete
-from .rules import RuleSet
-from .scoring import can_win, score_win
-from .settlement import capped, escape_amounts, settle_amounts
+from .resolution import Claim
 
 _NAMES = names(range(20))
 _WEI = ("wei", "chou_wei")
@@ -103,8 +103,13 @@ class HandState:
     def _laid_huxi(self, seat: int) -> int:
         return sum(group_huxi(self.rs, g) for g in self.groups[seat])
 
-    def _can_win(self, seat: int, card: int, win_by: str, pre: tuple | None = None) -> bool:
+    def offers_hu(self, seat: int, card: int, win_by: str, pre: tuple | None = None) -> bool:
         """Whether ``seat`` is offered 胡 on ``card``; ``pre``: (hand, groups) before a forced 偎/提."""
+        return self._may_hu(seat, card) and self.cards_win(seat, card, win_by, pre)
+
+    def cards_win(self, seat: int, card: int, win_by: str, pre: tuple | None = None) -> bool:
+        """Whether ``seat``'s cards with ``card`` make a win (the scorer's ``can_win``; tests that force
+        a win replace this method, the rules of ``_may_hu`` still apply)."""
         if pre is None:
             hand = self.hands[seat]
             # A cheap necessary condition first: most hands are far from a win. It applies when the
@@ -114,9 +119,11 @@ class HandState:
             vec, groups = tuple(hand), self.groups[seat]
         else:
             vec, groups = pre
-        return self._may_hu(seat, card) and can_win(
-            self.rs, vec, groups, card, win_by, dealer=seat == self.dealer
-        )
+        return can_win(self.rs, vec, groups, card, win_by, dealer=seat == self.dealer)
+
+    def claim_inputs(self) -> Seats:
+        """What the claim builder (claims.py) reads of this hand."""
+        return Seats(self.rs, self.hands, self.groups, self.dead, self._chou, self.offers_hu)
 
     # ---- the deal (§3) ----------------------------------------------------------------------
     def _deal(self) -> None:
@@ -271,7 +278,7 @@ class HandState:
 
     def _after_forced(self, seat: int, card: int, pre: tuple, last: bool) -> int | None:
         """偎胡/提胡 option (§5.2.3, §11.10; never on the shown last card, §3.8.3), then the count rule."""
-        if not (last and self.rs.bottom_shown) and self._can_win(seat, card, "self_draw", pre):
+        if not (last and self.rs.bottom_shown) and self.offers_hu(seat, card, "self_draw", pre):
             claim = Claim(card, "self", seat, [seat], [])
             claim.options[seat] = [HU] if self.rs.forced_win else [HU, PASS]
             claim.pre = pre
@@ -283,7 +290,7 @@ class HandState:
     def _claim_draw(self, drawer: int, c: int, last: bool) -> int | None:
         """Claims on a shown stock card (§5.2.4); unclaimable, it goes to the discard row."""
         hu = not (last and self.rs.bottom_shown)  # §3.8.3: nobody wins on the shown last card
-        claim = draw_claim(self, drawer, c, type(self)._can_win is _PLAIN_CAN_WIN, hu)
+        claim = draw_claim(self.claim_inputs(), self._orders[drawer], c, hu)
         if claim is None:
             self.discards[drawer].append(c)
             self.phase, self.turn, self.claim = "claim", None, None
@@ -296,7 +303,7 @@ class HandState:
         self.hands[seat][c] -= 1
         self._chou[seat].add(c)
         self._emit("discard", seat, card=_NAMES[c])
-        claim = discard_claim(self, seat, c, type(self)._can_win is _PLAIN_CAN_WIN)
+        claim = discard_claim(self.claim_inputs(), self._orders[self._next[seat]], c)
         if claim is None:
             self.discards[seat].append(c)
             self.phase, self.turn, self.claim = "claim", None, None
@@ -397,7 +404,7 @@ class HandState:
         last_card: bool = False,
         discarder: int | None = None,
     ) -> None:
-        """Score the win (only now: claim_options.py uses the fast ``can_win``) and end the hand."""
+        """Score the win (only now: claims.py uses the fast ``can_win``) and end the hand."""
         score = score_win(
             self.rs, cards_of(hand), groups, card, win_by,
             dealer=seat == self.dealer, last_card=last_card, reveal_card=self.reveal,
@@ -430,5 +437,3 @@ class HandState:
         self.phase, self.turn, self.claim, self.finished = "finished", None, None, True
         self.result = {"escape": seat, "penalty": amounts["penalty"], "settlement": settlement}
 
-
-_PLAIN_CAN_WIN = HandState._can_win  # a test may replace it: claim_options.py then always asks it

@@ -13,7 +13,8 @@ import time
 from collections.abc import Sequence
 from typing import Any, TextIO
 
-from .rules import PRESETS
+from ..play.observer import build_view
+from ..rules import PRESETS
 
 
 def _dump(obj: Any) -> str:
@@ -69,7 +70,7 @@ def _load_record(path: str) -> Any:
 
 def _viewer(text: str | None, players: int) -> int | str | None:
     """``--viewer``: a seat number, ``spectator`` (None) or ``audit`` (the default); else an error text."""
-    from .events import AUDIT
+    from ..play.events import AUDIT
 
     if text is None or text == AUDIT:
         return AUDIT
@@ -81,9 +82,9 @@ def _viewer(text: str | None, players: int) -> int | str | None:
 
 
 def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
-    from .actions import IllegalAction
-    from .events import AUDIT
-    from .replay import ReplayMismatch, legal_wire, replay
+    from ..actions import IllegalAction
+    from ..play.events import AUDIT
+    from ..records.replay import ReplayMismatch, legal_wire, replay
 
     try:
         record = _load_record(args.file)
@@ -121,7 +122,7 @@ def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
         else:  # only what the viewer may know: his own options, the public part of who acts, and
             # his whole view (what the platform builds his copy from; with escape_penalty, §8.6)
             legal = {} if viewer is None else {str(viewer): legal_wire(hand, viewer)}
-            view = hand.view(viewer)
+            view = build_view(hand, viewer)
             last = {"legal": legal, "to_act": view["to_act"], "view": view}
         out.write(_dump(last) + "\n")
         return 0
@@ -131,7 +132,7 @@ def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
 
 def cmd_verify(args: argparse.Namespace, out: TextIO) -> int:
     """Check an export (EXPORT.md): 0 every check holds, 1 a check failed, 2 not an export."""
-    from .export import BadDocument, summary, verify_document
+    from ..records.verifier import BadDocument, summary, verify_document
 
     try:
         doc = _load_record(args.file)
@@ -188,9 +189,9 @@ def cmd_bench(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_duel(args: argparse.Namespace, out: TextIO) -> int:
+    from ..bots.search import DEFAULT_BUDGET, Budget
+    from ..rules import RuleError
     from .duel import duel
-    from .rules import RuleError
-    from .search_bot import DEFAULT_BUDGET, Budget
 
     budget = Budget(
         worlds=DEFAULT_BUDGET.worlds if args.worlds is None else (args.worlds or None),
@@ -259,7 +260,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", default="bench")
     p.set_defaults(func=cmd_bench)
 
-    from .bots import KINDS
+    from ..bots.choose import KINDS
 
     p = sub.add_parser("duel", help="two bot levels on duplicate deals, every seat rotation")
     p.add_argument("--a", default="hard", choices=KINDS)

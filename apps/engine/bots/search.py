@@ -1,6 +1,6 @@
 """The searching bot (level ``hard``): information-set sampling with greedy play-outs.
 
-``search_choose(rules, view, rng, budget)`` decides from one seat's view (``hand.view(seat)``) and
+``search_choose(rules, view, rng, budget)`` decides from one seat's view (``observer.build_view(hand, seat)``) and
 the table's public rules, nothing else: it never sees the hand object, so it cannot read another
 seat's cards, a face-down 偎 or the stock. For each decision it
 
@@ -35,14 +35,14 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from .actions import HU, Action
-from .cards import COPIES, KINDS, parse_card
-from .claim_options import discard_claim, draw_claim
-from .claim_resolution import Claim
+from ..actions import HU, Action
+from ..cards import COPIES, KINDS, parse_card
+from ..groups import Group
+from ..play.claims import discard_claim, draw_claim
+from ..play.hand import Hand
+from ..play.resolution import Claim
+from ..rules import RuleSet
 from .greedy import greedy, partners
-from .groups import Group
-from .hand import Hand
-from .rules import RuleSet
 
 # Discards searched: the greedy bot's best few (fewest partners first).
 DISCARDS = 4
@@ -327,31 +327,32 @@ class _Known:
 
     def _build(self, hands, wei_kinds, stock, legal, strict: bool) -> Hand | None:
         rules, seat = self.rules, self.seat
-        w = Hand.__new__(Hand)
-        w._setup(rules, self.dealer, [])
-        w.seed = None
+        groups = []
         for s in range(self.players):
-            w.hands[s] = list(self.own) if s == seat else list(hands[s])
-            groups = list(self.groups[s])
+            laid = list(self.groups[s])
             for i, c in zip(self.hidden_wei[s], wei_kinds[s], strict=True):
-                groups[i] = Group(groups[i].kind, (c,) * len(groups[i].cards))
-            w.groups[s] = groups
-            w.discards[s] = list(self.discards[s])
-            w._chou[s] = set(self.chou) if s == seat else set(self.discards[s])
-            w.dead[s] = self.dead[s]
-        w.stock = list(stock)
-        w._stock_pos = 0
-        w.reveal = self.reveal
+                laid[i] = Group(laid[i].kind, (c,) * len(laid[i].cards))
+            groups.append(laid)
+        w = Hand.at_position(
+            rules, self.dealer,
+            hands=[self.own if s == seat else hands[s] for s in range(self.players)],
+            groups=groups,
+            discards=self.discards,
+            chou=[self.chou if s == seat else self.discards[s] for s in range(self.players)],
+            dead=self.dead,
+            stock=stock,
+            reveal=self.reveal,
+        )
         if self.phase == "discard":
             w.phase, w.turn, w.claim = "discard", seat, None
             return w
         card, source, by = self.table  # type: ignore[misc]
         if source == "discard":
-            claim = discard_claim(w, by, card, True)
-            order, chi_order = w._orders[w._next[by]][:-1], [w._next[by]]
+            claim = discard_claim(w.claim_inputs(), w.order_from(w.next_seat(by)), card)
+            order, chi_order = w.order_from(w.next_seat(by))[:-1], [w.next_seat(by)]
         else:  # a shown stock card
-            claim = draw_claim(w, by, card, True)
-            order, chi_order = w._orders[by], [by, w._next[by]]
+            claim = draw_claim(w.claim_inputs(), w.order_from(by), card)
+            order, chi_order = w.order_from(by), [by, w.next_seat(by)]
         if claim is None:
             claim = Claim(card, source, by, order, chi_order)
         elif claim.pao_seat is not None and strict:

@@ -17,11 +17,11 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from .cards import KINDS, card_name, cards_of
+from ..cards import KINDS, card_name, cards_of
+from ..groups import Group
+from ..scoring.huxi import group_huxi, group_huxi_by_key, table_key
+from ..scoring.settlement import escape_penalty
 from .events import AUDIT, viewer_seq
-from .groups import Group
-from .huxi import group_huxi, group_huxi_by_key, table_key
-from .settlement import escape_penalty
 
 ESCAPE_WIRE = {"type": "escape"}
 
@@ -128,7 +128,7 @@ def build_views(hand: Hand, viewers: list[int | str | None]) -> list[dict[str, A
         elif viewer == AUDIT:
             view["pending"] = {s: opts for s, opts in hand.pending.items()}
             view["legal_actions"] = {s: [a.to_wire() for a in hand.legal_actions(s)] for s in hand.to_act()}
-            view["stock_cards"] = [card_name(c) for c in hand.stock[hand._stock_pos :]]
+            view["stock_cards"] = [card_name(c) for c in hand.stock_cards()]
             if rs.remove_cards:
                 view["set_aside_cards"] = [card_name(c) for c in hand.set_aside]
             view["chou"] = {s: sorted(card_name(c) for c in hand.chou(s)) for s in seats}

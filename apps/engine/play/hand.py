@@ -10,18 +10,39 @@ from __future__ import annotations
 
 from typing import Any
 
-from .actions import DISCARD_ORDER, ESCAPE, HU, PASS, Action, IllegalAction, sort_actions
-from .cards import COPIES, KINDS, cards_of, parse_card
+from ..actions import (
+    DISCARD_ORDER,
+    ESCAPE,
+    HU,
+    PASS,
+    Action,
+    BadAction,
+    ClaimOpen,
+    EscapeOff,
+    IllegalAction,
+    NotLegal,
+    NotYourCard,
+    NotYourTurn,
+    sort_actions,
+)
+from ..cards import COPIES, KINDS, cards_of, names, parse_card
+from ..rules import RuleSet
+from ..shuffle import deck_from_seed, parse_seed
 from .dealer import next_dealer
 from .events import AUDIT, Event
-from .rules import RuleSet
-from .shuffle import deck_from_seed, parse_seed
-from .turns import _NAMES, HandState
-from .views import build_view, build_views
+from .turns import HandState
 
 __all__ = ["AUDIT", "Action", "Event", "Hand", "IllegalAction"]
 
 _DISCARDS = tuple(Action("discard", c) for c in range(KINDS))
+_NAMES = names(range(KINDS))
+# What ``check`` tells a player, by the refusal (NotLegal names the action itself).
+_CHECK_MESSAGES: dict[type[IllegalAction], str] = {
+    NotYourTurn: "It is not your turn.",
+    NotYourCard: "That card is not in your hand.",
+    ClaimOpen: "You cannot leave while a card awaits answers.",
+    EscapeOff: "Leaving a hand (escape) is not allowed at this table.",
+}
 
 
 class Hand(HandState):
@@ -47,6 +68,27 @@ class Hand(HandState):
                 raise ValueError("a deck is 80 cards, 4 of each of the 20 kinds")
         self._setup(rs, dealer, cards)
         self._deal()
+
+    @classmethod
+    def at_position(
+        cls, rs: RuleSet, dealer: int, *, hands: list, groups: list, discards: list, chou: list, dead: list,
+        stock: list[int], reveal: int | None,
+    ) -> Hand:
+        """A hand set up at a position, with no deck and no history (the searching bot's sampled
+        worlds): per seat its hand (count vector), laid groups, discard row, 臭 cards and dead flag;
+        the stock still to draw. The caller then sets ``phase``, ``turn`` and ``claim``."""
+        hand = cls.__new__(cls)
+        hand._setup(rs, dealer, [])
+        hand.seed = None
+        for s in range(rs.players):
+            hand.hands[s] = list(hands[s])
+            hand.groups[s] = list(groups[s])
+            hand.discards[s] = list(discards[s])
+            hand._chou[s] = set(chou[s])
+            hand.dead[s] = dead[s]
+        hand.stock = list(stock)
+        hand.reveal = reveal
+        return hand
 
     # ---- whose turn and what may be done ----------------------------------------------------
     def to_act(self) -> list[int]:
@@ -125,19 +167,57 @@ class Hand(HandState):
         claim = self.claim
         return {s: sorted({a.type for a in claim.options[s]}) for s in claim.undecided()}
 
+    def refusal(self, seat: int, action: Action) -> type[IllegalAction] | None:
+        """Why ``action`` is not legal for ``seat`` now, as the typed error to raise; None when it is
+        legal. The one statement of legality: ``apply`` and ``check`` both ask it."""
+        if self.finished:
+            return NotLegal
+        if self._is_legal(seat, action):
+            return None
+        if action.type == "escape":  # RULES.md §8.6: any active seat, waited for or not
+            if not self.rs.escape_penalty:
+                return EscapeOff
+            if self.claim_open():
+                return ClaimOpen
+            return None if action in self.legal_actions(seat) else NotLegal
+        if seat not in self.to_act():
+            return NotYourTurn
+        if action in self.legal_actions(seat):
+            return None
+        card = action.card
+        if action.type == "discard" and card.__class__ is int and 0 <= card < KINDS and not self.hands[seat][card]:
+            return NotYourCard
+        return NotLegal
+
+    def check(self, seat: int, wire: object) -> Action:
+        """The checked path for an untrusted wire action of ``seat``, in one call: parse it, then its
+        legality now. Returns the ``Action``; raises an ``IllegalAction`` subclass whose ``code`` says
+        why (``BadAction``, ``BadCard``, ``NotYourTurn``, ``NotYourCard``, ``ClaimOpen``, ``EscapeOff``,
+        ``NotLegal``) and whose message is the one a player is shown."""
+        if not isinstance(wire, dict):
+            raise BadAction("The action must be a JSON object.")
+        action = Action.from_wire(wire)
+        why = self.refusal(seat, action)
+        if why is None:
+            return action
+        raise why(_CHECK_MESSAGES.get(why) or (
+            "You do not play this hand." if action.type == "escape" else f"{wire} is not legal now."
+        ))
+
     def apply(self, seat: int, action: Action) -> list[Event]:
         """Apply a player's action; returns the new events. IllegalAction leaves the hand unchanged."""
         if self.finished:
-            raise IllegalAction("the hand is over")
+            raise NotLegal("the hand is over")
         if not isinstance(action, Action):
-            raise IllegalAction(f"not an action: {action!r}")
+            raise BadAction(f"not an action: {action!r}")
         if not self._is_legal(seat, action):
-            legal = self.legal_actions(seat)
-            if not legal:
-                raise IllegalAction(f"seat {seat} has nothing to decide now (to act: {self.to_act()})")
-            if action not in legal:
+            why = self.refusal(seat, action)
+            if why is not None:
+                legal = self.legal_actions(seat)
+                if not legal:
+                    raise why(f"seat {seat} has nothing to decide now (to act: {self.to_act()})")
                 wire = [a.to_wire() for a in legal]
-                raise IllegalAction(f"{action.to_wire()} is not legal for seat {seat} now; legal: {wire}")
+                raise why(f"{action.to_wire()} is not legal for seat {seat} now; legal: {wire}")
         start = len(self.events)
         self.actions.append((seat, action))
         if action.type == "escape":
@@ -165,7 +245,7 @@ class Hand(HandState):
         """Where each of the 80 cards is (card ints): stock, hands, groups, discard rows, table."""
         seats = range(self.players)
         return {
-            "stock": list(self.stock[self._stock_pos :]),
+            "stock": self.stock_cards(),
             "hands": {s: cards_of(self.hands[s]) for s in seats},
             "groups": {s: [list(g.cards) for g in self.groups[s]] for s in seats},
             "discards": {s: list(self.discards[s]) for s in seats},
@@ -178,7 +258,12 @@ class Hand(HandState):
         return set(self._chou[seat])
 
     def stock_left(self) -> int:
+        """How many cards the stock still holds."""
         return len(self.stock) - self._stock_pos
+
+    def stock_cards(self) -> list[int]:
+        """The cards the stock still holds, the next to be drawn first (hidden: audit views only)."""
+        return self.stock[self._stock_pos :]
 
     @property
     def bottom_card(self) -> int | None:
@@ -196,13 +281,7 @@ class Hand(HandState):
             return self.dealer, 0
         return next_dealer(self.rs, self.dealer, self.result["winner"], consecutive_draws)
 
-    def view(self, viewer: int | str | None) -> dict[str, Any]:
-        """What ``viewer`` (a seat, ``None`` for a spectator, ``AUDIT``) may see, JSON-able."""
-        return build_view(self, viewer)
-
-    def views(self, viewers: list[int | str | None]) -> list[dict[str, Any]]:
-        """``[self.view(v) for v in viewers]``, built together (they share what all see alike)."""
-        return build_views(self, viewers)
+    # What one viewer may see of the hand is the observer's (``observer.build_view(hand, viewer)``).
 
     # ---- persistence ------------------------------------------------------------------------
     def to_json(self) -> dict[str, Any]:
@@ -239,4 +318,4 @@ class Hand(HandState):
         return hand
 
 
-_ = AUDIT  # re-exported for ``from apps.engine.hand import AUDIT``
+_ = AUDIT  # re-exported for ``from apps.engine.play.hand import AUDIT``

@@ -1,5 +1,5 @@
 """The plain scorer (RULES.md §8, §9.1, §9.2): every decomposition built as groups, then scored;
-and ``ScoreResult``, the value of a candidate win.
+its results are ``ScoreResult`` (result.py), and it owns the natural wins (§3.3).
 
 ``scoring.score_win`` is the fast path (count vectors and precomputed tables); it uses this module
 for what it does not compute itself: the chosen decomposition group by group (``ScoreResult.groups``,
@@ -17,16 +17,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from operator import itemgetter
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
-from .cards import IS_RED
+from ..cards import IS_RED
+from ..groups import Group
+from ..rules import RuleSet
 from .decompose import best_free, free_splits, partial_decompositions, split_groups, split_huxi
-from .groups import Group
 from .huxi import tun_of
 from .mingtang import MingtangContext, bonuses_of, mingtang_of
-from .rules import RuleSet
-from .scoring_tables import GroupT, RuleContext, rule_context
+from .result import INCOMPLETE_MESSAGE, MAO_HU_HUXI, ScoreResult
+from .tables import GroupT, RuleContext, rule_context
 from .winning_card import (
     KAN_TO_FOUR,
     LAID_PENG,
@@ -41,107 +41,7 @@ from .winning_card import (
     is_zimo,
 )
 
-__all__ = ["MAO_HU_HUXI", "WIN_BY", "ScoreResult", "is_zimo", "score_win_slow", "tun_of", "variants"]
-
-MAO_HU_HUXI = 15
-
-_FIELDS = ("win", "reason", "message", "huxi", "groups", "counts", "tun", "mingtang", "fan", "score", "bonuses")
-_COMPARED = tuple(i for i, name in enumerate(_FIELDS) if name != "counts")  # as the fields' equality
-_I_GROUPS, _I_DETAIL = 4, 11
-
-
-class ScoreResult(tuple):
-    """The value of a candidate win; ``to_wire()`` is the ENGINE_CLI ``score`` output.
-
-    Immutable; fields by name (it is a tuple underneath, so building one is cheap on the hot path).
-    Equality and hashing look at every field but ``counts``. A fast-path win leaves ``groups`` to
-    be built on first read (``detail``: the score arguments), by ``score_win_slow`` on the same
-    arguments, which picks the same decomposition (both keep the first best candidate in the same
-    order). Copies and pickles hold the built groups.
-    """
-
-    __slots__ = ()
-
-    def __new__(
-        cls, win: bool, reason: str | None = None, message: str | None = None, huxi: int = 0,
-        groups: tuple[tuple[Group, int], ...] | None = (), counts: dict[str, int] | None = None, tun: int = 0,
-        mingtang: tuple[tuple[str, int], ...] = (), fan: int = 0, score: int = 0,
-        bonuses: tuple[tuple[str, str, int], ...] = (), detail: list | None = None,
-    ) -> ScoreResult:
-        # bonuses: effects that are not fans: ("tian_hu", "huxi_x", 2), ("shua_hou", "fan_x", 6),
-        # ("kai_di_you_xi", "tun", 2), ("mao_hu", "huxi", 15). On the wire only when present.
-        # detail: [score_win_slow arguments] while ``groups`` is None, the built groups appended.
-        return tuple.__new__(
-            cls, (win, reason, message, huxi, groups, {} if counts is None else counts, tun, mingtang, fan, score,
-                  bonuses, detail)
-        )
-
-    win = property(itemgetter(0))
-    reason = property(itemgetter(1))  # not a win: "incomplete" | "huxi_below_min"
-    message = property(itemgetter(2))
-    huxi = property(itemgetter(3))
-    counts = property(itemgetter(5))
-    tun = property(itemgetter(6))
-    mingtang = property(itemgetter(7))
-    fan = property(itemgetter(8))
-    score = property(itemgetter(9))
-    bonuses = property(itemgetter(10))
-
-    @property
-    def groups(self) -> tuple[tuple[Group, int], ...]:
-        groups = self[_I_GROUPS]
-        if groups is None:
-            detail = self[_I_DETAIL]
-            if len(detail) == 1:
-                slow = score_win_slow(*detail[0])
-                if (slow.win, slow.huxi, slow.score, slow.mingtang) != (True, self.huxi, self.score, self.mingtang):
-                    raise AssertionError(f"fast and plain scorers disagree on {detail[0]!r}")
-                detail.append(slow.groups)
-            groups = detail[1]
-        return groups
-
-    def _key(self) -> tuple:
-        return tuple([self.groups if i == _I_GROUPS else self[i] for i in _COMPARED])
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ScoreResult):
-            return NotImplemented
-        return self._key() == other._key()
-
-    def __ne__(self, other: object) -> bool:
-        if not isinstance(other, ScoreResult):
-            return NotImplemented
-        return self._key() != other._key()
-
-    def __hash__(self) -> int:
-        return hash(self._key())
-
-    def __repr__(self) -> str:
-        return "ScoreResult(" + ", ".join(f"{name}={getattr(self, name)!r}" for name in _FIELDS) + ")"
-
-    def __reduce__(self) -> tuple:
-        return (ScoreResult, tuple(getattr(self, name) for name in _FIELDS))
-
-    def to_wire(self) -> dict[str, Any]:
-        if not self.win:
-            out: dict[str, Any] = {"win": False, "reason": self.reason, "message": self.message}
-            if self.reason == "huxi_below_min":
-                out["huxi"] = self.huxi
-            return out
-        out = {
-            "win": True,
-            "huxi": self.huxi,
-            "groups": [{**g.to_wire(), "huxi": h} for g, h in self.groups],
-            "counts": dict(self.counts),
-            "tun": self.tun,
-            "mingtang": [{"name": n, "fan": f} for n, f in self.mingtang],
-            "fan": self.fan,
-            "score": self.score,
-        }
-        if self.bonuses:
-            out["bonuses"] = [{"name": n, effect: v} for n, effect, v in self.bonuses]
-        return out
-
+__all__ = ["WIN_BY", "is_zimo", "score_win_slow", "tun_of", "variants"]
 
 class Variant(NamedTuple):
     """One way of counting the winning card: fixed groups plus free cards."""
@@ -389,7 +289,6 @@ def _red_group_in(left: tuple[int, ...], jiang_free: bool) -> bool:
     return jiang_free and any(n[c] >= 2 for c in (1, 6, 9, 11, 16, 19))
 
 
-_INCOMPLETE_MESSAGE = "the cards do not make a complete hand"
 
 
 def score_win_slow(
@@ -402,7 +301,7 @@ def score_win_slow(
     last_card: bool = False,
     reveal_card: int | None = None,
 ) -> ScoreResult:
-    """Score a candidate win (trusted input: see ``score_requests`` for the checked path).
+    """Score a candidate win (trusted input: see ``cli.score_requests`` for the checked path).
 
     ``hand`` is the hidden hand before the winning card (for ``natural``: the whole dealt hand, the
     dealer's reveal card included, and ``win_card`` None). Forced actions caused by the winning card
@@ -419,7 +318,7 @@ def score_win_slow(
     if not natural:
         vs = variants(rc, counts, laid, win_card, win_by, dealer)
         if not vs:
-            return ScoreResult(False, "incomplete", _INCOMPLETE_MESSAGE)
+            return ScoreResult(False, "incomplete", INCOMPLETE_MESSAGE)
     total = list(counts)
     for _, cards in laid:
         for c in cards:
@@ -447,7 +346,7 @@ def score_win_slow(
             top = max(top, _candidates(rc, w, variant, found))
     if not found:
         if top < 0:
-            return ScoreResult(False, "incomplete", _INCOMPLETE_MESSAGE)
+            return ScoreResult(False, "incomplete", INCOMPLETE_MESSAGE)
         return ScoreResult(False, "huxi_below_min", f"{top} 胡息 is below the minimum of {rs.win_min_huxi}", huxi=top)
     best = found[0] if len(found) == 1 else max(found, key=lambda cand: cand[0])
     return _result(rc, w, best, hand, win_card)

@@ -20,8 +20,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .cards import COPIES, KINDS, rank
+from ..cards import COPIES, KINDS, rank
 from .events import AUDIT
+from .observer import build_view
 
 _SAME = {"ti": 4, "pao": 4, "wei": 3, "chou_wei": 3, "peng": 3}
 
@@ -47,9 +48,9 @@ def check_counts_fast(hand) -> list[str]:
 
 def option_problems(hand) -> list[str]:
     """The room options' invariants (module docstring); [] when none is on."""
-    from .actions import ESCAPE, HU
-    from .cards import RED
-    from .settlement import escape_penalty
+    from ..actions import ESCAPE, HU
+    from ..cards import RED
+    from ..scoring.settlement import escape_penalty
 
     rs = hand.rs
     problems: list[str] = []
@@ -121,7 +122,7 @@ def option_problems(hand) -> list[str]:
 
 
 def _name(card: int) -> str:
-    from .cards import card_name
+    from ..cards import card_name
 
     return card_name(card)
 
@@ -274,7 +275,7 @@ def roundtrip_problems(hand) -> list[str]:
     except Exception as exc:  # noqa: BLE001 - reported as a violation
         return [f"round trip failed: {type(exc).__name__}: {exc}"]
     problems = []
-    if copy.view(AUDIT) != hand.view(AUDIT):
+    if build_view(copy, AUDIT) != build_view(hand, AUDIT):
         problems.append("round trip changed view(AUDIT)")
     if copy.to_act() != hand.to_act():
         problems.append(f"round trip changed to_act: {hand.to_act()} -> {copy.to_act()}")

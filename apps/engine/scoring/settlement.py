@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .rules import RuleSet
+from ..rules import RuleSet
 
 
 def _piao_part(rs: RuleSet, piao: dict[int, int], winner: int, loser: int) -> int:

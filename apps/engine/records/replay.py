@@ -11,11 +11,11 @@ import json
 import re
 from typing import Any
 
-from .actions import Action, IllegalAction
-from .cards import DECK_SIZE, card_name, counts_of, parse_card
-from .hand import Hand
-from .rules import RuleError, overrides_of, resolve_ruleset
-from .shuffle import parse_seed
+from ..actions import Action, IllegalAction
+from ..cards import DECK_SIZE, card_name, counts_of, parse_card
+from ..play.hand import Hand
+from ..rules import RuleError, overrides_of, resolve_ruleset
+from ..shuffle import parse_seed
 
 
 class ReplayMismatch(ValueError):
@@ -24,10 +24,10 @@ class ReplayMismatch(ValueError):
     def __init__(self, index: int | None, expected: Any, got: Any, what: str = "event") -> None:
         self.index, self.expected, self.got, self.what = index, expected, got, what
         where = f"event {index}" if what == "event" else what
-        path = _first_difference(expected, got)
+        path = first_difference(expected, got)
         at = f" at {path}" if path else ""
         super().__init__(
-            f"{where} differs{at}: record has {_short(_at(expected, path))}, replay gives {_short(_at(got, path))}"
+            f"{where} differs{at}: record has {short(value_at(expected, path))}, replay gives {short(value_at(got, path))}"
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -35,26 +35,26 @@ class ReplayMismatch(ValueError):
                 "message": str(self)}
 
 
-def _first_difference(a: Any, b: Any, path: str = "") -> str:
+def first_difference(a: Any, b: Any, path: str = "") -> str:
     """The path of the first place where two JSON values differ ("" when the roots differ)."""
     if isinstance(a, dict) and isinstance(b, dict):
         for key in sorted(set(a) | set(b), key=str):
             if a.get(key, _MISSING) != b.get(key, _MISSING):
                 if key not in a or key not in b:
                     return f"{path}.{key}"
-                return _first_difference(a[key], b[key], f"{path}.{key}")
+                return first_difference(a[key], b[key], f"{path}.{key}")
     if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
         for i, (x, y) in enumerate(zip(a, b, strict=True)):
             if x != y:
-                return _first_difference(x, y, f"{path}[{i}]")
+                return first_difference(x, y, f"{path}[{i}]")
     return path
 
 
 _MISSING = object()
 
 
-def _at(obj: Any, path: str) -> Any:
-    """The value at a path made by ``_first_difference`` (or the missing marker's text)."""
+def value_at(obj: Any, path: str) -> Any:
+    """The value at a path made by ``first_difference`` (or the missing marker's text)."""
     for key, index in re.findall(r"\.([^.\[]+)|\[(\d+)\]", path):
         if index:
             obj = obj[int(index)]
@@ -67,7 +67,7 @@ def _at(obj: Any, path: str) -> Any:
     return obj
 
 
-def _short(obj: Any) -> str:
+def short(obj: Any) -> str:
     text = json.dumps(obj, ensure_ascii=False, sort_keys=True)
     return text if len(text) < 300 else text[:297] + "..."
 
@@ -109,7 +109,7 @@ def hand_of(record: Any) -> Hand:
     return Hand(rules, dealer=dealer, seed=parse_seed(seed))
 
 
-def _parse_actions(record: dict) -> list[tuple[int, Action]]:
+def parse_actions(record: dict) -> list[tuple[int, Action]]:
     actions = record.get("actions", [])
     if not isinstance(actions, list):
         raise ValueError("record: 'actions' must be a list")
@@ -135,7 +135,7 @@ def replay(record: Any, check_events: bool = True) -> Hand:
     naming the first event that differs (or the result).
     """
     hand = hand_of(record)
-    for i, (seat, action) in enumerate(_parse_actions(record)):
+    for i, (seat, action) in enumerate(parse_actions(record)):
         try:
             hand.apply(seat, action)
         except IllegalAction as exc:

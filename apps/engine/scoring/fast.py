@@ -1,10 +1,10 @@
 """Scoring a win (RULES.md §8, §9.1, §9.2): ``score_win`` (full result) and ``can_win`` (fast test).
 
 The fast path works on packed count vectors (``decompose.py``: 8 bits per card kind in one int);
-the laid groups come packed from a static table (``scoring_tables.LAID``: 胡息 under every 胡息
+the laid groups come packed from a static table (``tables.LAID``: 胡息 under every 胡息
 table, the 偎/碰 a card can upgrade, card counts), so a hand's laid groups are a sum of a few ints.
 The winning card first takes the role §8.2 gives it (``winning_card.ROLES``, the tabulated
-``card_role`` that ``plain_scoring.variants`` calls); the 坎 (never broken) and, at a reveal win,
+``card_role`` that ``reference.variants`` calls); the 坎 (never broken) and, at a reveal win,
 four of a kind held are set aside; the free cards left are split into 绞, sentences and the 将 by
 table look-ups (``SENT_CODE``/``PAIR_CODE``, built with
 ``CASE_SENT``/``CASE_PAIR``), one case at a time once the 绞 are chosen. Among all decompositions
@@ -16,7 +16,7 @@ The hot loops avoid what costs most in CPython 3.11: comprehensions over a few i
 function call), ``sum()`` over big ints, dict keys built per call; see ``bench --vectors``.
 
 The chosen decomposition group by group (``ScoreResult.groups``) is built on first read by the plain
-scorer of ``plain_scoring.py``, which picks the same decomposition; natural wins use that scorer too.
+scorer of ``reference.py``, which picks the same decomposition; natural wins use that scorer too.
 
 >>> from apps.engine.rules import PRESETS
 >>> from apps.engine.cards import parse_card as p
@@ -32,7 +32,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from operator import attrgetter
 
-from .cards import IS_RED
+from ..cards import IS_RED
+from ..groups import Group
+from ..rules import RuleSet
 from .decompose import (
     ADD_GE1,
     ADD_GE3,
@@ -46,26 +48,25 @@ from .decompose import (
     best_with_jiao,
     free_shapes_packed,
 )
-from .groups import Group
 from .huxi import tun_of
 from .mingtang import BIG_FROM as _BIG_FROM
 from .mingtang import SMALL_FROM as _SMALL_FROM
 from .mingtang import MingtangContext, bonuses_of, fan_key, mingtang_of
-from .plain_scoring import _INCOMPLETE_MESSAGE, MAO_HU_HUXI, WIN_BY, ScoreResult, is_zimo, score_win_slow
-from .rules import RuleSet
-from .scoring_tables import (
-    _BY_ID,
+from .reference import WIN_BY, is_zimo, score_win_slow
+from .result import INCOMPLETE, MAO_HU_HUXI, ScoreResult
+from .tables import (
+    CONTEXTS_BY_ID,
     ENC,
     LAID_BY_KIND,
     LAID_CHI_MASK,
     LAID_COUNTS,
     LAID_FOUR_MASK,
-    LAID_PENG,
-    LAID_WEI,
     ONES20,
+    PENG_BIT,
     PIAO_BY_KIND,
     PIAO_NIBBLES,
     RED_FIELDS,
+    WEI_BIT,
     RuleContext,
     laid_bits,
     packed_counts,
@@ -75,17 +76,13 @@ from .scoring_tables import (
 from .winning_card import (
     JOIN,
     KAN_TO_FOUR,
+    LAID_PENG,
+    LAID_WEI,
     NO_LAID,
     PAIR_TO_WEI,
     PENG_TO_PAO,
     ROLES,
     WEI_TO_FOUR,
-)
-from .winning_card import (
-    LAID_PENG as _ROLE_PENG,
-)
-from .winning_card import (
-    LAID_WEI as _ROLE_WEI,
 )
 
 __all__ = ["WIN_BY", "ScoreResult", "can_win", "is_zimo", "score_win", "tun_of"]
@@ -98,7 +95,6 @@ _SENT_NIB = (NIBBLES * 6, NIBBLES * 5, NIBBLES * 4)  # nibble + these has bit 3 
 _NIB8 = NIBBLES * 8
 _RED_TOP = sum(0x80 << (FIELD * c) for c in range(20) if IS_RED[c])  # the top bit of each red card's field
 _RED_RANKS = (1, 6, 9)
-_INCOMPLETE = ScoreResult(False, "incomplete", _INCOMPLETE_MESSAGE)
 
 
 _KIND_CARDS = attrgetter("kind", "cards")
@@ -117,7 +113,7 @@ def _laid_packed(rc: RuleContext, groups: Sequence[Group]) -> int:
 
 
 def _laid_sum(rc: RuleContext, groups: Sequence[Group]) -> int:
-    """The laid groups packed (``scoring_tables.LAID_*``), adding any group missing from ``rc.laid`` (never
+    """The laid groups packed (``tables.LAID_*``), adding any group missing from ``rc.laid`` (never
     one of valid input: ``score_win`` sums the table's entries directly)."""
     total = 0
     for key in map(_KIND_CARDS, groups):
@@ -200,7 +196,7 @@ def score_win(
     last_card: bool = False,
     reveal_card: int | None = None,
 ) -> ScoreResult:
-    """Score a candidate win (trusted input: see ``score_requests`` for the checked path).
+    """Score a candidate win (trusted input: see ``cli.score_requests`` for the checked path).
 
     ``hand`` is the hidden hand before the winning card (for ``natural``: the whole dealt hand, the
     dealer's reveal card included, and ``win_card`` None). Forced actions caused by the winning card
@@ -211,7 +207,7 @@ def score_win(
     """
     if win_card is None or win_by == "natural":
         return score_win_slow(rs, hand, groups, win_card, win_by, dealer, last_card, reveal_card)
-    hit = _BY_ID.get(id(rs))
+    hit = CONTEXTS_BY_ID.get(id(rs))
     rc = hit[1] if hit is not None and hit[0] is rs else rule_context(rs)
     hp = 0
     enc = ENC
@@ -228,7 +224,7 @@ def score_win(
     fixed = (lp >> rc.laid_huxi) & 0xFF
     four = 1 if lp & LAID_FOUR_MASK else 0
     n_laid = len(groups)
-    # A laid 偎/臭偎 (bit LAID_WEI) or 碰 (bit LAID_PENG) of the winning card, from one shift.
+    # A laid 偎/臭偎 (bit WEI_BIT) or 碰 (bit PENG_BIT) of the winning card, from one shift.
     # Its ``winning_card.LAID_*`` index from the same bits: 偎 (bit 0) → 1, 碰 (bit 20) → 2.
     upgrade = (lp >> win_card) & _WEI_PENG if held < 2 else 0
     role, kind = ROLES[win_by][dealer][3 * held + ((upgrade & 1) | (upgrade >> 19 & 2))]
@@ -261,7 +257,7 @@ def score_win(
                 return _score_split(rc, hand, groups, win_card, win_by, dealer, last_card, reveal_card, hp, lp)
             ones = k >> 7  # a 1 in the field of each 坎
             held = k.bit_count()
-            fx += ((ones * rc.kan_rev) >> 152) & 0xFF  # their 胡息 (scoring_tables.RuleContext.kan_rev)
+            fx += ((ones * rc.kan_rev) >> 152) & 0xFF  # their 胡息 (tables.RuleContext.kan_rev)
             h -= ones * 3
             n -= 3 * held
             ng += held
@@ -300,7 +296,7 @@ def score_win(
             cands.append((huxi, nf == 0 and not lp & LAID_CHI_MASK))
     if not cands:
         if top < 0:
-            return _INCOMPLETE
+            return INCOMPLETE
         return _below_min(top, rc.win_min)
     hw = hp + (1 << sh)  # every hidden card, the winning card included
     t = lp >> LAID_COUNTS
@@ -324,13 +320,13 @@ def score_win(
     (score, shown), tun, mingtang, fan, bonuses = best_val
     return ScoreResult(  # as ``_lazy_win``, inline (hot path)
         True, None, None, shown, None, {"red": red, "big": big, "small": small}, tun, mingtang, fan, score, bonuses,
-        [(rs, tuple(hand), tuple(groups), win_card, win_by, dealer, last_card, reveal_card)],
+        [(score_win_slow, (rs, tuple(hand), tuple(groups), win_card, win_by, dealer, last_card, reveal_card))],
     )
 
 
-_WEI_PENG = 1 << LAID_WEI | 1 << LAID_PENG
+_WEI_PENG = 1 << WEI_BIT | 1 << PENG_BIT
 # The role index above reads the laid 偎 at bit 0 and the 碰 at bit 20 as ``winning_card.LAID_*`` 1, 2.
-assert (LAID_WEI, LAID_PENG, _ROLE_WEI, _ROLE_PENG, NO_LAID) == (0, 20, 1, 2, 0)
+assert (WEI_BIT, PENG_BIT, LAID_WEI, LAID_PENG, NO_LAID) == (0, 20, 1, 2, 0)
 
 
 def _lazy_win(best_val: tuple, red: int, big: int, small: int, args: tuple) -> ScoreResult:
@@ -339,7 +335,7 @@ def _lazy_win(best_val: tuple, red: int, big: int, small: int, args: tuple) -> S
     rs, hand, groups, *rest = args
     return ScoreResult(
         True, None, None, shown, None, {"red": red, "big": big, "small": small}, tun, mingtang, fan, score, bonuses,
-        [(rs, tuple(hand), tuple(groups), *rest)],
+        [(score_win_slow, (rs, tuple(hand), tuple(groups), *rest))],
     )
 
 
@@ -349,7 +345,7 @@ def _below_min(top: int, min_huxi: int) -> ScoreResult:
 
 def packed_variants(rc: RuleContext, h: int, n: int, lp: int, n_laid: int, card: int, win_by: str, dealer: bool) -> list:
     """The ways the winning card counts (§8.2, by ``winning_card.ROLES``, as
-    ``plain_scoring.variants``) with the right group count: (fixed 胡息, free counts packed, 将
+    ``reference.variants``) with the right group count: (fixed 胡息, free counts packed, 将
     needed, all-red groups among the formed group and the 坎, number of free cards besides the 将).
     ``h``: the hand packed (``ENC``), ``n`` cards; ``lp``: the laid groups packed (``LAID``)."""
     same = rc.same
@@ -426,7 +422,7 @@ def _score_split(
     rs = rc.rs
     vs = packed_variants(rc, hp, len(hand), lp, len(groups), win_card, win_by, dealer)
     if not vs:
-        return _INCOMPLETE
+        return INCOMPLETE
     chi = lp & LAID_CHI_MASK
     min_huxi = rc.win_min  # max(min_huxi, qi_hu): the gate of §8.1, §9.6
     mao_hu = rs.mao_hu
@@ -451,7 +447,7 @@ def _score_split(
                 cands.append((huxi, not chi and nf == 0, 0, 0))
     if not cands:
         if top < 0:
-            return _INCOMPLETE
+            return INCOMPLETE
         return _below_min(top, min_huxi)
     red, big = packed_counts(hp + ENC[win_card])
     t = lp >> LAID_COUNTS
@@ -489,7 +485,7 @@ def can_win(
     built). ``hand_counts`` is the 20-count vector of the hidden hand before the winning card."""
     if win_by == "natural" or win_card is None:
         return sum(1 for n in hand_counts if n == 4) >= 3 or sum(1 for n in hand_counts if n >= 3) >= 5
-    hit = _BY_ID.get(id(rs))
+    hit = CONTEXTS_BY_ID.get(id(rs))
     rc = hit[1] if hit is not None and hit[0] is rs else rule_context(rs)
     hp = int.from_bytes(bytes(hand_counts), "little")
     n = sum(hand_counts)

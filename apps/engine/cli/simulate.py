@@ -6,7 +6,7 @@ Hand ``i`` of a run with seed ``S`` uses the 32-byte seed ``sha256(f"{S}:{i}")``
 ``options`` (room options of RULES.md §3.8, §8.6, §9.6, or any other override) apply to every
 configuration that accepts them; with ``escape_penalty`` on, before each action taken outside a
 claim window (§8.6: no escape while one is open) a random active seat leaves the hand (``escape``) with probability ``ESCAPE_RATE`` — in simulate only: the bots of
-bots.py never escape.
+bots never escape.
 """
 
 from __future__ import annotations
@@ -18,11 +18,11 @@ import traceback
 from dataclasses import dataclass, field
 from typing import Any
 
-from .actions import ESCAPE
-from .bots import bot_choose
-from .hand import Hand
-from .invariants import check, check_counts_fast
-from .rules import PRESET_PLAYERS, PRESETS, RuleError, RuleSet, resolve_ruleset
+from ..actions import ESCAPE
+from ..bots.choose import bot_choose
+from ..play.hand import Hand
+from ..play.invariants import check, check_counts_fast
+from ..rules import PRESET_PLAYERS, PRESETS, RuleError, RuleSet, resolve_ruleset
 
 # A hand has at most a few hundred decisions; more means the engine is stuck in a loop.
 MAX_STEPS = 2000

@@ -7,7 +7,7 @@ decision: it is executed as soon as nobody undecided could 胡.
 
 from __future__ import annotations
 
-from .actions import Action
+from ..actions import Action
 
 RANK = {"hu": 3, "pao": 2, "peng": 1, "chi": 0}
 Key = tuple[int, int]

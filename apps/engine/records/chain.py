@@ -17,7 +17,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from .shuffle import seed_commitment  # sha256(seed), hex: published before the deal (RULES.md §9.5)
+from ..shuffle import seed_commitment  # sha256(seed), hex: published before the deal (RULES.md §9.5)
 
 GENESIS_HASH = "0" * 64
 

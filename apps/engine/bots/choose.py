@@ -7,15 +7,16 @@
 
 The levels players choose (``LEVELS``): ``easy`` is greedy that makes a random legal choice one time
 in ``EASY_RANDOM`` (it still takes every 胡); ``normal`` is greedy; ``hard`` is the searching bot of
-search_bot.py, which decides from ``hand.view(seat)`` alone within a time ``budget``.
+search.py, which decides from ``build_view(hand, seat)`` alone within a time ``budget``.
 """
 
 from __future__ import annotations
 
 import random
 
-from .actions import HU, Action
-from .greedy import claimed_card, greedy, hand_cards, partners  # noqa: F401 - re-exported
+from ..actions import HU, Action
+from ..play.observer import build_view
+from .greedy import greedy
 
 LEVELS = ("easy", "normal", "hard")
 KINDS = ("random", "greedy", *LEVELS)
@@ -25,12 +26,12 @@ EASY_RANDOM = 0.3  # the share of easy's decisions (胡 aside) made at random
 def bot_choose(hand, seat: int, kind: str = "greedy", rng: random.Random | None = None, budget=None) -> Action:
     """One legal action for ``seat``; ValueError when the seat has nothing to decide.
 
-    ``budget``: a ``search_bot.Budget`` for ``hard`` (default ``search_bot.DEFAULT_BUDGET``)."""
+    ``budget``: a ``search.Budget`` for ``hard`` (default ``search.DEFAULT_BUDGET``)."""
     rng = rng or random.Random()
     if kind == "hard":
-        from .search_bot import DEFAULT_BUDGET, search_choose
+        from .search import DEFAULT_BUDGET, search_choose
 
-        return search_choose(hand.rs, hand.view(seat), rng, budget or DEFAULT_BUDGET)
+        return search_choose(hand.rs, build_view(hand, seat), rng, budget or DEFAULT_BUDGET)
     legal = hand.decision_actions(seat)  # never ``escape`` (RULES.md §8.6: a player's choice)
     if not legal:
         raise ValueError(f"seat {seat} has nothing to decide")

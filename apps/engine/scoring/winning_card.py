@@ -1,6 +1,6 @@
 """How the winning card counts (RULES.md §8.2): its role, and whether the win is 自摸.
 
-``card_role`` is the one statement of §8.2's cases; the plain scorer (``plain_scoring.variants``)
+``card_role`` is the one statement of §8.2's cases; the plain scorer (``reference.variants``)
 and the fast path (``scoring``) both dispatch on it, the fast path through ``ROLES`` (the same
 function tabulated at import). ``is_zimo`` is the one statement of 自摸.
 """

@@ -18,10 +18,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from .bots import KINDS, bot_choose
-from .hand import Hand
-from .rules import resolve_ruleset
-from .search_bot import DEFAULT_BUDGET, Budget
+from ..bots.choose import KINDS, bot_choose
+from ..bots.search import DEFAULT_BUDGET, Budget
+from ..play.hand import Hand
+from ..rules import resolve_ruleset
 from .simulate import MAX_STEPS, hand_seed
 
 

@@ -3,7 +3,7 @@ except after 3 consecutive draws (``stay3``), or on every draw (``next``, chenzh
 
 from __future__ import annotations
 
-from .rules import RuleSet
+from ..rules import RuleSet
 
 STAY3_LIMIT = 3
 

@@ -20,11 +20,11 @@ import time
 from functools import lru_cache
 from typing import Any
 
-from .cards import COPIES, KINDS, parse_card
-from .groups import LAID_KINDS, Group
-from .rules import RuleError, RuleSet, resolve_ruleset
-from .scoring import WIN_BY, score_win
-from .settlement import capped
+from ..cards import COPIES, KINDS, parse_card
+from ..groups import LAID_KINDS, Group
+from ..rules import RuleError, RuleSet, resolve_ruleset
+from ..scoring.fast import WIN_BY, score_win
+from ..scoring.settlement import capped
 
 ScoreArgs = tuple[RuleSet, list[int], list[Group], "int | None", str, bool, bool, "int | None"]
 
@@ -172,14 +172,14 @@ def run_bench_vectors(path: str) -> dict[str, Any]:
     request, in this process (its caches start as they are: run it in a fresh process). There is no
     cache keyed on a whole request: ``distinct_vectors`` says how many different requests were
     scored. The static tables (the case tables of ``decompose.py``, the packed laid groups of
-    ``scoring_tables.py``) are built at import, before the timed loop; their build time is reported as
+    ``tables.py``) are built at import, before the timed loop; their build time is reported as
     ``table_build_seconds``. The garbage collector is run once before the loop, so that collecting
     the objects left by reading the requests is not timed; it stays enabled during the loop.
     ``score_win`` returns the full result; the group-by-group decomposition of a win
     (``ScoreResult.groups``) is built when first read, which this loop does not do.
     """
-    from .decompose import BUILD_SECONDS
-    from .scoring_tables import BUILD_SECONDS as LAID_BUILD_SECONDS
+    from ..scoring.decompose import BUILD_SECONDS
+    from ..scoring.tables import BUILD_SECONDS as LAID_BUILD_SECONDS
 
     with open(path, encoding="utf-8") as fh:
         data = json.load(fh)

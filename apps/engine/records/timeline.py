@@ -24,10 +24,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .cards import card_name
-from .events import AUDIT
-from .replay import _parse_actions, hand_of
-from .views import build_view
+from ..cards import card_name
+from ..play.events import AUDIT
+from ..play.observer import build_view
+from .replay import hand_of, parse_actions
 
 # Keys of build_view(hand, AUDIT) a replay never needs: ``stock_cards`` (the undrawn cards in order:
 # up to 60 names per frame, and the deck is derivable from the seed anyway), ``legal_actions``
@@ -68,7 +68,7 @@ def claim_window(hand: Any) -> dict[str, Any] | None:
 def frames(record: dict) -> list[dict[str, Any]]:
     """Frame 0 (the deal) and one frame per recorded action; ValueError / IllegalAction for a bad record."""
     hand = hand_of(record)
-    actions = _parse_actions(record)
+    actions = parse_actions(record)
     out = [{
         "index": 0, "actor": None, "action": None,
         "events": [ev.to_wire() for ev in hand.events],

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import random
 
-from .actions import Action
-from .cards import cards_of, rank
-from .groups import Group
-from .huxi import group_huxi
+from ..actions import Action
+from ..cards import cards_of, rank
+from ..groups import Group
+from ..scoring.huxi import group_huxi
 
 # Ranks of the 二七十 sentence.
 _ER_QI_SHI = (2, 7, 10)

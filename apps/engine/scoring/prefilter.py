@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from .chi import PARTNERS
+from ..chi import PARTNERS
 
 # _OTHERS[c]: the pairs of other cards that form a group with c (a sentence, 二七十, or the 绞 c O O).
 _OTHERS = tuple(tuple(p for p in PARTNERS[c] if c not in p) for c in range(20))
