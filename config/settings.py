@@ -267,6 +267,19 @@ STATIC_ROOT = BASE_DIR / "staticfiles"
 
 # --- Redis: channel layer, Celery -------------------------------------------------------------
 REDIS_URL = os.environ.get("REDIS_URL", "")
+# Pub/sub channels' prefix (channels_redis's default). Redis shares pub/sub across its databases.
+CHANNEL_PREFIX = "asgi"
+# The test suite on several cores (pytest-xdist sets PYTEST_XDIST_WORKER=gw0, gw1, ... in each worker
+# and its subprocesses inherit it): worker N uses Redis database REDIS_URL's + N and pub/sub channels
+# of its own, so the workers' tables (the same ids, each worker on its own test database) never meet.
+_TEST_WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
+if REDIS_URL and _TEST_WORKER.startswith("gw") and _TEST_WORKER[2:].isdigit():
+    from urllib.parse import urlsplit as _urlsplit
+
+    _url = _urlsplit(REDIS_URL)
+    _db = int(_url.path.strip("/") or 0) + int(_TEST_WORKER[2:])
+    REDIS_URL = _url._replace(path=f"/{_db}").geturl()
+    CHANNEL_PREFIX = f"asgi-test{_db}"
 
 if REDIS_URL:
     # Redis pub/sub: a table update is PUBLISHed once and reaches each server process once (the
@@ -275,7 +288,7 @@ if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
-            "CONFIG": {"hosts": [{"address": REDIS_URL}]},
+            "CONFIG": {"hosts": [{"address": REDIS_URL}], "prefix": CHANNEL_PREFIX},
         }
     }
     CELERY_BROKER_URL = REDIS_URL

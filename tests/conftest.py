@@ -9,11 +9,21 @@ import pytest
 _counter = itertools.count(1)
 
 
+def pytest_xdist_auto_num_workers(config):
+    """``-n auto`` (pyproject's addopts) starts one worker per core; a command that names single
+    tests (``path::test``) runs them in this process instead, without the workers' start-up."""
+    if config.args and all("::" in arg for arg in config.args):
+        return 0
+    return None  # pytest-xdist's own count
+
+
 @pytest.fixture(scope="session")
 def django_db_setup(django_db_setup, django_db_blocker):
     """pytest-django's, plus: connections are persistent (CONN_MAX_AGE), so threads the tests
     ran (the sockets' DB_EXECUTOR, asgiref's) still hold some at the end. On PostgreSQL they are
-    ended before the test database is dropped, which would fail while they are open."""
+    ended before the test database is dropped, which would fail while they are open. Only this
+    process's own test database's (``current_database()``: pytest-django gives each xdist worker its
+    own, ``test_<name>_gw0``, ``_gw1``, ...), never another worker's or another run's."""
     yield
     from django.db import connection
 

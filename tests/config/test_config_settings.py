@@ -57,6 +57,23 @@ def test_environment_overrides():
     assert s["hosts"] == ["a.example", "b.example"] and s["key"] == "k" * 50
 
 
+@pytest.mark.parametrize(("worker", "db", "prefix"), [("", 8, "asgi"), ("gw0", 8, "asgi-test8"), ("gw1", 9, "asgi-test9")])
+def test_each_test_worker_has_its_own_redis_database_and_channels(worker, db, prefix):
+    """pytest-xdist's worker gwN (README "The two commands"): Redis database REDIS_URL's + N for the
+    channel layer, Celery and the cache, and pub/sub channels of its own (Redis shares pub/sub across
+    its databases); outside a worker, REDIS_URL as given and channels_redis's prefix."""
+    probe = ("import json, django; from django.conf import settings; django.setup(); "
+             "layer = settings.CHANNEL_LAYERS['default']['CONFIG']; print(json.dumps([layer['hosts'][0]['address'], "
+             "layer['prefix'], settings.CELERY_BROKER_URL, settings.CELERY_RESULT_BACKEND, "
+             "settings.CACHES['default']['LOCATION']]))")
+    env = {k: v for k, v in os.environ.items() if k not in {"REDIS_URL", "PYTEST_XDIST_WORKER"}}
+    env.update(REDIS_URL="redis://r:6379/8", PYTEST_XDIST_WORKER=worker, DJANGO_SETTINGS_MODULE="config.settings")
+    out = subprocess.run([sys.executable, "-c", probe], cwd=BASE_DIR, env=env, capture_output=True, text=True,
+                         check=True).stdout.strip().splitlines()[-1]
+    url = f"redis://r:6379/{db}"
+    assert json.loads(out) == [url, prefix, url, url, url]
+
+
 def test_websocket_routes_are_collected_from_config_routing():
     from config import routing
     from config.asgi import application
