@@ -259,6 +259,7 @@ def test_a_club_night_match_replay_code_and_dispute_across_the_apps(server, brow
     aming.click("a[href*='/disputes/new/']")
     aming.wait_for_selector("#id_reason")
     check_page(aming, "14_dispute_form")
+    aming.click("label:has-text('算分错误')")  # what it is about: a chip to tap
     aming.fill("#id_reason", "老李托管时少算了我一番，请核对。")
     aming.click("main form button[type=submit]")
     aming.wait_for_url("**/disputes/")

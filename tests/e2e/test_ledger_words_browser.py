@@ -47,7 +47,8 @@ def test_ledger_lines_and_audit_log_read_as_words(browser, live_server, transact
 
     owner = make_user("lw_owner", password=PASSWORD, display_name="老王")
     players = [make_user(f"lw_p{i}", password=PASSWORD, display_name=n) for i, n in enumerate(["阿明", "阿强"])]
-    club = make_club("牌友会", owner=owner, members=players)
+    admin = make_user("lw_admin", password=PASSWORD, display_name="小李")  # judges: the owner played
+    club = make_club("牌友会", owner=owner, admins=[admin], members=players)
     for user in players:
         adjustment_create(club=club, member=Membership.objects.get(club=club, user=user), amount=100,
                           reason="首次充值", by=owner)
@@ -69,7 +70,7 @@ def test_ledger_lines_and_audit_log_read_as_words(browser, live_server, transact
     matches.register(match=match, user=players[1])
     matches.withdraw(match=match, user=players[1])
     dispute = disputes.dispute_create(user=players[0], hand=hand, reason="我怀疑这一局算错了")
-    disputes.dispute_resolve(dispute=dispute, by=owner, outcome="核实后补偿 3 分", member_id=players[0].pk, amount=3)
+    disputes.dispute_resolve(dispute=dispute, by=admin, outcome="核实后补偿 3 分", member_id=players[0].pk, amount=3)
 
     for name, viewport in (("phone", {"width": 390, "height": 844}), ("desktop", {"width": 1280, "height": 800})):
         context, page = _sign_in(browser, live_server.url, "lw_owner", viewport)
@@ -88,7 +89,7 @@ def test_ledger_lines_and_audit_log_read_as_words(browser, live_server, transact
         page.goto(f"{live_server.url}/clubs/{club.pk}/audit/")
         entries = page.locator(".audit-entry").all_inner_texts()
         assert any("老王 给 阿明 下分 10。原因：退还多充。" in e for e in entries), entries
-        assert any("老王 解决了 阿明 的申诉。结果：核实后补偿 3 分。给 阿明 上分 3。" in e for e in entries), entries
+        assert any("小李 解决了 阿明 的申诉。结果：核实后补偿 3 分。给 阿明 上分 3。" in e for e in entries), entries
         assert all(re.match(r"\d{1,2}月\d{1,2}日 \d{2}:\d{2}", e) for e in entries), entries
         _no_overflow(page)
         page.screenshot(path=str(OUT / f"ledger_words_audit_{name}.png"), full_page=True)

@@ -169,7 +169,10 @@ def send_group(group: str, message: dict) -> None:
     if box is not None:
         box.append((group, message))
         return
-    async_to_sync(publish)([(group, message)])
+    try:
+        async_to_sync(publish)([(group, message)])
+    except Exception:  # noqa: BLE001 - at-most-once, as in publish (e.g. a thread that runs a loop)
+        log.exception("group_send to %s failed", group)
 
 
 async def publish(sends: list[tuple[str, dict]], *, back: float | None = None) -> None:
