@@ -371,4 +371,7 @@ def _keyer(view: dict[str, Any]):
     return int
 
 
-__all__ = ["DEFAULT_BUDGET", "Budget", "search_choose"]
+# The sampler, public for the reviewer (review.py): what one seat's view tells, and worlds consistent with it.
+Known = _Known
+
+__all__ = ["DEFAULT_BUDGET", "Budget", "Known", "search_choose"]
