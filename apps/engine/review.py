@@ -122,12 +122,13 @@ def review(
     try:
         for index, (s, action) in enumerate(_parse(record)):
             if seat is None or s == seat:
-                legal = decision_legal(hand, s)
-                if legal is not None:
+                if decision_legal(hand, s) is not None:
+                    view = hand.view(s)  # all the weighing reads: what the seat knew, its own options included
+                    legal = [a for a in map(Action.from_wire, view["legal_actions"]) if a.type != "escape"]
                     if action not in legal:
                         raise ValueError(f"action {index} ({s}: {action.to_wire()}) is not legal")
                     rng = random.Random(hashlib.sha256(f"{seed}:{index}".encode()).digest())
-                    decisions.append(weigh(hand.rs, hand.view(s), legal, action, rng, budget_ms, index))
+                    decisions.append(weigh(hand.rs, view, legal, action, rng, budget_ms, index))
                     if collecting:
                         gc.collect(0)
             hand.apply(s, action)
