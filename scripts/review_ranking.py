@@ -1,6 +1,8 @@
 """Does the 复盘 rank the bot levels? (issue #43, apps/engine/README.md "复盘").
 
     python scripts/review_ranking.py --preset full --players 3 --deals 100 [--budget-ms 80] [--seed rank43]
+    python scripts/review_ranking.py ... --shard K/N > part_K.json   # deals i with i % N == K, then:
+    python scripts/review_ranking.py --merge part_*.json
 
 Deal ``i`` is the seed ``sha256(f"{seed}:{i}")`` (as ``simulate``); it is played once by each level
 (``easy``, ``normal``, ``hard`` in every seat, the bots drawing from ``random.Random(seed_i)``, ``hard``
@@ -64,6 +66,8 @@ def summary(args, per_level: dict[str, list[float]], counts: dict[str, int], cpu
         "seconds": round(time.perf_counter() - t0, 1),
     }
     out["ranked"] = all(g["ci95"][0] > 0 for g in out["gaps"].values())
+    out["per_deal"] = {lv: [round(x, 6) for x in v] for lv, v in per_level.items()}
+    out["cpu"] = [round(x, 4) for x in cpu]
     return out
 
 
@@ -75,13 +79,30 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", default="rank43")
     p.add_argument("--budget-ms", type=float, default=DEFAULT_BUDGET_MS)
     p.add_argument("--progress", type=int, default=0, metavar="N")
+    p.add_argument("--shard", default="0/1", metavar="K/N", help="only the deals i with i % N == K")
+    p.add_argument("--merge", nargs="+", metavar="FILE", help="combine the outputs of the shards of one run")
     args = p.parse_args(argv)
+    if args.merge:
+        parts = [json.loads(Path(f).read_text().strip().splitlines()[-1]) for f in args.merge]
+        first = parts[0]
+        for key in ("preset", "players", "seed", "budget_ms"):
+            setattr(args, key, first[key])
+        merged = {lv: [x for part in parts for x in part["per_deal"][lv]] for lv in LEVELS}
+        counts = {lv: sum(part["decisions"][lv] for part in parts) for lv in LEVELS}
+        result = summary(args, merged, counts, [x for part in parts for x in part["cpu"]], time.perf_counter())
+        result.pop("seconds")
+        result["seconds_per_shard"] = [part["seconds"] for part in parts]
+        print(json.dumps({k: v for k, v in result.items() if k not in ("per_deal", "cpu")}))
+        return 0
+    shard, shards = (int(x) for x in args.shard.split("/"))
     rules = resolve_ruleset(args.preset, {}, players=args.players)
     per_level: dict[str, list[float]] = {lv: [] for lv in LEVELS}
     counts = dict.fromkeys(LEVELS, 0)
     cpu: list[float] = []
     t0 = time.perf_counter()
     for i in range(args.deals):
+        if i % shards != shard:
+            continue
         seed = hand_seed(args.seed, i)
         for level in LEVELS:
             record = play(rules, seed, level)
@@ -91,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
             losses = [d["loss"] for d in result["decisions"]]
             counts[level] += len(losses)
             per_level[level].append(sum(losses) / len(losses) if losses else 0.0)
-        if args.progress and (i + 1) % args.progress == 0 and i + 1 < args.deals:
+        if args.progress and len(per_level["easy"]) % args.progress == 0:
             sys.stderr.write(json.dumps(summary(args, per_level, counts, cpu, t0)) + "\n")
             sys.stderr.flush()
     print(json.dumps(summary(args, per_level, counts, cpu, t0)))

@@ -40,8 +40,20 @@ from .replay import hand_of
 from .rules import RuleSet
 from .search_bot import Known
 
-# The chosen action differs from the best when their paired difference exceeds REVIEW_Z standard errors.
+# The chosen action differs from the best when their paired difference exceeds REVIEW_Z standard errors,
+# or Student's t at 95% (two-sided) for the worlds played when that is larger (few worlds: a noisy se).
 REVIEW_Z = 2.0
+_T95 = {1: 12.71, 2: 4.30, 3: 3.18, 4: 2.78, 5: 2.57, 6: 2.45, 7: 2.36, 8: 2.31, 9: 2.26, 10: 2.23, 11: 2.20,
+        12: 2.18, 13: 2.16, 14: 2.14, 15: 2.13, 16: 2.12, 17: 2.11, 18: 2.10, 19: 2.09, 20: 2.09, 25: 2.06,
+        30: 2.04, 40: 2.02}
+
+
+def threshold(worlds: int) -> float:
+    """How many standard errors a paired difference over ``worlds`` worlds must exceed to count."""
+    df = worlds - 1
+    if df < 1:
+        return math.inf
+    return max(REVIEW_Z, _T95[max(k for k in _T95 if k <= df)])  # the table's nearer, larger t
 # A mistake: a told-apart loss above this many points (base 1).
 MISTAKE_POINTS = 1.0
 # Nominal cost of a play-out step (one action by a greedy bot, applied) and of building one world
@@ -50,8 +62,12 @@ STEP_US = 45.0
 WORLD_US = 60.0
 # Nominal CPU milliseconds per decision (the ``--budget-ms`` default).
 DEFAULT_BUDGET_MS = 80.0
-# Worlds per decision: at least MIN_WORLDS (se needs a few), at most MAX_WORLDS.
-MIN_WORLDS = 6
+# Worlds per decision. Every candidate is played in the first SCREEN_WORLDS worlds; then only the
+# chosen action and the FINALISTS others with the highest ev go on (racing: the budget goes where the
+# verdict is decided). At least MIN_WORLDS worlds for the finalists, at most MAX_WORLDS.
+SCREEN_WORLDS = 4
+FINALISTS = 3
+MIN_WORLDS = 8
 MAX_WORLDS = 2000
 # A play-out that has not ended after this many actions is scored as a draw (never seen).
 MAX_STEPS = 2000
@@ -162,28 +178,34 @@ def weigh(
     seat = known.seat
     n = len(legal)
     values: list[list[float]] = [[] for _ in range(n)]
+    c = legal.index(chosen)
+    active = list(range(n))
     budget_us = budget_ms * 1000.0
     spent = 0.0
     worlds = 0
     while worlds < MAX_WORLDS and (worlds < MIN_WORLDS or spent < budget_us):
+        if worlds == SCREEN_WORLDS and len(active) > FINALISTS + 1:
+            means = [sum(v) / worlds for v in values]
+            others = sorted((i for i in range(n) if i != c), key=lambda i: (-means[i], i))[:FINALISTS]
+            active = sorted([c, *others])
         deal = known.sample(rng)
         play_seed = rng.getrandbits(64)
-        for i, action in enumerate(legal):
+        for i in active:
             world = known.world(deal, legal)
             if world is None:  # the view admits no such deal (a forced 跑): the seat could not be here
                 value, steps = 0.0, 0
             else:
-                value, steps = _play_out(world, seat, action, play_seed)
+                value, steps = _play_out(world, seat, legal[i], play_seed)
             values[i].append(value)
             spent += WORLD_US + STEP_US * steps
         worlds += 1
-        if worlds == MIN_WORLDS and all(v == values[0] for v in values[1:]):
-            break  # every candidate plays exactly alike in every world: nothing to tell apart
-    evs = [sum(v) / worlds for v in values]
-    c = legal.index(chosen)
-    best = max(range(n), key=lambda i: (evs[i], i == c, -i))  # a tie with the chosen action keeps it
+        if worlds == MIN_WORLDS and all(values[i] == values[c] for i in active):
+            break  # the candidates still weighed play exactly alike in every world: nothing to tell apart
+    evs = [sum(v) / len(v) for v in values]
+    # the best among the candidates weighed to the end (the others fell behind in the screening)
+    best = max(active, key=lambda i: (evs[i], i == c, -i))  # a tie with the chosen action keeps it
     diff_mean, diff_se = _paired(values[best], values[c])
-    told_apart = best != c and diff_mean > REVIEW_Z * diff_se
+    told_apart = best != c and diff_mean > threshold(len(values[c])) * diff_se
     loss = diff_mean if told_apart else 0.0
     return {
         "index": index,
@@ -191,7 +213,8 @@ def weigh(
         "chosen": chosen.to_wire(),
         "best": legal[best].to_wire(),
         "candidates": [
-            {"action": a.to_wire(), "ev": round(evs[i], 4), "se": round(_se(values[i]), 4)} for i, a in enumerate(legal)
+            {"action": a.to_wire(), "ev": round(evs[i], 4), "se": round(_se(values[i]), 4), "worlds": len(values[i])}
+            for i, a in enumerate(legal)
         ],
         "loss": round(loss, 4),
         "loss_se": round(diff_se, 4) if best != c else 0.0,

@@ -18,7 +18,7 @@ from apps.engine.cli import main
 from apps.engine.greedy import greedy
 from apps.engine.hand import Hand
 from apps.engine.replay import record_of, replay
-from apps.engine.review import MISTAKE_POINTS, REVIEW_Z, decision_legal, load, review
+from apps.engine.review import MISTAKE_POINTS, decision_legal, load, review, threshold
 from apps.engine.rules import resolve_ruleset
 from apps.engine.shuffle import deck_from_seed
 from apps.engine.simulate import hand_seed
@@ -162,7 +162,7 @@ def test_the_blunder_that_hands_the_next_player_his_hu_is_flagged() -> None:
     assert blunder["best"] != blunder["chosen"]
     evs = {json.dumps(c["action"]): c["ev"] for c in blunder["candidates"]}
     assert blunder["loss"] == pytest.approx(evs[json.dumps(blunder["best"])] - evs[json.dumps(blunder["chosen"])], abs=1e-3)
-    assert blunder["loss"] > max(MISTAKE_POINTS, REVIEW_Z * blunder["loss_se"])
+    assert blunder["loss"] > max(MISTAKE_POINTS, threshold(blunder["worlds"]) * blunder["loss_se"])
     assert [d["index"] for d in result["decisions"] if d["mistake"]] == [21]
     assert result["seats"]["1"]["mistakes"] == 1
     assert result["seats"]["1"]["mean_loss"] * result["seats"]["1"]["decisions"] == pytest.approx(
@@ -183,7 +183,7 @@ def test_the_cli_prints_the_contract_shape(tmp_path) -> None:
         assert set(d) >= {"index", "seat", "chosen", "best", "candidates", "loss", "mistake"}
         assert record["actions"][d["index"]] == {"seat": d["seat"], "action": d["chosen"]}
         for c in d["candidates"]:
-            assert set(c) == {"action", "ev", "se"}
+            assert set(c) >= {"action", "ev", "se"}
         assert d["loss"] >= 0 and isinstance(d["mistake"], bool)
     for s in result["seats"].values():
         assert set(s) >= {"decisions", "agreement", "mean_loss", "mistakes"}
