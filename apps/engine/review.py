@@ -13,14 +13,17 @@ legal candidate (every distinct discard, every 吃 with its 比 groups, 碰, pas
    same play-out seed for every candidate (common random numbers), and score the seat's points at
    base 1 (the preset's scoring and settlement, no 飘; a drawn hand is 0).
 
-It repeats with new worlds until the decision's budget is spent (see ``cost``): ``ev`` is a
-candidate's mean, ``se`` its standard error. ``best`` is the candidate with the highest ``ev`` (ties:
-the chosen action, then the first in legal-action order). The chosen action is told apart from the best when the mean of
-their paired per-world difference exceeds ``REVIEW_Z`` standard errors of that difference; ``loss``
-is that mean when told apart, else 0; a ``mistake`` is a loss above ``MISTAKE_POINTS``.
+It repeats with new worlds until the decision's budget is spent, racing: every candidate is played in
+the first ``SCREEN_WORLDS`` worlds, then only the chosen action and the ``FINALISTS`` others with the
+highest mean go on. ``ev`` is a candidate's mean over its worlds, ``se`` its standard error. ``best``
+is the finalist with the highest ``ev`` (ties: the chosen action, then the first in legal-action
+order). The chosen action is told apart from the best when the mean of their paired per-world
+difference exceeds ``threshold(worlds)`` standard errors of that difference (Student's t at 95%, at
+least ``REVIEW_Z``); ``loss`` is that mean when told apart, else 0; a ``mistake`` is a loss above
+``MISTAKE_POINTS``.
 
 Determinism: the budget is counted in *nominal* CPU milliseconds, a fixed cost per play-out step and
-per world built (``STEP_US``, ``WORLD_US``, measured on the project's machine), never by reading a
+per world built (``STEP_US``, ``WORLD_US``, measured on the project's machine), never read off a
 clock, and every random draw comes from ``random.Random`` seeded by the review seed and the action's
 index: the same record, seat and seed give byte-identical output on any machine and under any load.
 """
