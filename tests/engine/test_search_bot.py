@@ -120,7 +120,7 @@ def test_sampled_worlds_agree_with_the_view_and_conserve_cards() -> None:
     checked = 0
     for hand, seat in _decision_points("full", 3, hands=3):
         view = build_view(hand, seat)
-        known = search_bot._Known(hand.rs, view)
+        known = search_bot.Known(hand.rs, view)
         legal = hand.legal_actions(seat)
         rng = random.Random(checked)
         for _ in range(5):

@@ -86,7 +86,7 @@ def search_choose(rules: RuleSet, view: dict[str, Any], rng: random.Random, budg
     collecting = gc.isenabled()
     gc.disable()
     try:
-        known = _Known(rules, view)
+        known = Known(rules, view)
         candidates = _candidates(known, legal, rng)
         if len(candidates) == 1:
             return candidates[0]
@@ -97,7 +97,7 @@ def search_choose(rules: RuleSet, view: dict[str, Any], rng: random.Random, budg
 
 
 def _search(
-    known: _Known, legal: list[Action], candidates: list[Action], rng: random.Random, budget: Budget,
+    known: Known, legal: list[Action], candidates: list[Action], rng: random.Random, budget: Budget,
     cpu0: float, wall0: float,
 ) -> Action:
     n = len(candidates)
@@ -171,7 +171,7 @@ def _play_out(world: Hand, seat: int, action: Action, seed: int) -> float:
     return float(result["settlement"]["deltas"].get(seat, 0))
 
 
-def _candidates(known: _Known, legal: list[Action], rng: random.Random) -> list[Action]:
+def _candidates(known: Known, legal: list[Action], rng: random.Random) -> list[Action]:
     """The greedy choice first, then the other actions worth searching."""
     world = known.world(known.sample(rng), legal)
     if world is None:  # the view admits no deal: play greedy on what the seat holds
@@ -190,7 +190,7 @@ def _cards(names: list | None) -> list[int | None]:
     return [None if c is None else parse_card(c) for c in names or []]
 
 
-class _Known:
+class Known:
     """What one seat's view tells: the parts of every world that are certain, and what is not."""
 
     def __init__(self, rules: RuleSet, view: dict[str, Any]):
@@ -372,4 +372,6 @@ def _keyer(view: dict[str, Any]):
     return int
 
 
-__all__ = ["DEFAULT_BUDGET", "Budget", "search_choose"]
+# The sampler, public for the reviewer (review.py): what one seat's view tells, and worlds consistent with it.
+
+__all__ = ["DEFAULT_BUDGET", "Budget", "Known", "search_choose"]

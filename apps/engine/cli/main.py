@@ -1,4 +1,4 @@
-"""The engine's command line (ENGINE_CLI.md): score, simulate, replay, verify, bench, duel.
+"""The engine's command line (ENGINE_CLI.md): score, simulate, replay, review, verify, bench, duel.
 
 I/O lives here, outside the engine core: this module imports the engine, never the reverse.
 Exit codes: 0 ok, 1 a difference or a broken invariant, 2 malformed input or an illegal action.
@@ -55,6 +55,7 @@ def cmd_simulate(args: argparse.Namespace, out: TextIO) -> int:
             check=not args.no_check,
             roundtrip_hands=args.roundtrip_every,
             options=_options(args.options),
+            records=args.records,
         )
     except ValueError as exc:
         out.write(_dump({"error": str(exc)}) + "\n")
@@ -127,6 +128,23 @@ def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
         out.write(_dump(last) + "\n")
         return 0
     out.write(_dump({"ok": True, "events": len(hand.events), "result": hand.result}) + "\n")
+    return 0
+
+
+def cmd_review(args: argparse.Namespace, out: TextIO) -> int:
+    """复盘 (review.py): 0 reviewed, 2 unreadable, not a record or export, or an illegal action."""
+    from ..analysis.review import DEFAULT_BUDGET_MS, load, review
+
+    try:
+        record = load(_load_record(args.file))
+        budget = DEFAULT_BUDGET_MS if args.budget_ms is None else args.budget_ms
+        if budget < 0:
+            raise ValueError("--budget-ms must be >= 0")
+        result = review(record, seat=args.seat, seed=args.seed, budget_ms=budget)
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        out.write(_dump({"error": "malformed", "message": str(exc)}) + "\n")
+        return 2
+    out.write(_dump(result) + "\n")
     return 0
 
 
@@ -226,7 +244,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--preset", default="all", choices=preset_choices)
     p.add_argument("--hands", type=int, default=100)
     p.add_argument("--seed", default="0")
-    p.add_argument("--bots", default="random", choices=["random", "greedy"])
+    p.add_argument("--bots", default="random", choices=["random", "greedy", "easy", "normal", "hard"])
+    p.add_argument("--records", metavar="DIR", default=None, help="write each hand's record to DIR/NNNNN.json")
     p.add_argument("--players", type=int, default=None, choices=[2, 3, 4])
     p.add_argument("--no-check", action="store_true", help="skip the invariant checks")
     p.add_argument("--options", metavar="JSON", default=None,
@@ -246,6 +265,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--viewer", metavar="SEAT", default=None,
                    help="with --trace: the stream as this seat (or 'spectator') receives it in live play")
     p.set_defaults(func=cmd_replay)
+
+    p = sub.add_parser("review", help="复盘: every decision of a hand weighed from the deciding seat's own view")
+    p.add_argument("file")
+    p.add_argument("--seat", type=int, default=None)
+    p.add_argument("--seed", default="review")
+    p.add_argument("--budget-ms", type=float, default=None, metavar="MS",
+                   help="nominal CPU milliseconds per decision (default: review.DEFAULT_BUDGET_MS)")
+    p.set_defaults(func=cmd_review)
 
     p = sub.add_parser("verify", help="check an exported hand or session (paohuzi-hand/1) with the engine alone")
     p.add_argument("file")

@@ -12,6 +12,8 @@ bots never escape.
 from __future__ import annotations
 
 import hashlib
+import json
+import os
 import random
 import time
 import traceback
@@ -19,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..actions import ESCAPE
-from ..bots.choose import bot_choose
+from ..bots.choose import KINDS, bot_choose
 from ..play.hand import Hand
 from ..play.invariants import check, check_counts_fast
 from ..rules import PRESET_PLAYERS, PRESETS, RuleError, RuleSet, resolve_ruleset
@@ -132,6 +134,14 @@ def play_hand(
     return outcome
 
 
+def _write_record(directory: str, index: int, hand: Hand) -> None:
+    from ..records.replay import record_of
+
+    with open(os.path.join(directory, f"{index:05d}.json"), "w", encoding="utf-8") as fh:
+        json.dump(record_of(hand), fh, ensure_ascii=False, separators=(",", ":"))
+        fh.write("\n")
+
+
 def _pick_dealer(rules: RuleSet, seed: bytes) -> int:
     return seed[0] % rules.players
 
@@ -151,6 +161,7 @@ def simulate(
     roundtrip_every: int = 0,
     roundtrip_hands: int = 1,
     options: dict[str, Any] | None = None,
+    records: str | None = None,
 ) -> dict[str, Any]:
     """Play ``hands`` seeded hands, cycling through the configurations; the ENGINE_CLI result object.
 
@@ -158,13 +169,18 @@ def simulate(
     trip at the end of every ``roundtrip_hands``-th hand (1: all of them).
 
     Extra field ``failures``: up to 20 hands that crashed or broke an invariant, each with its seed.
+
+    ``records``: a directory; each hand's record (``replay.record_of``, with its seed) is written to
+    ``records/NNNNN.json`` (NNNNN the hand's index), so any hand can be replayed or reviewed offline.
     """
     if hands < 0:
         raise ValueError("hands must be >= 0")
     if roundtrip_hands < 0 or roundtrip_every < 0:
         raise ValueError("round trip intervals must be >= 0")
-    if bots not in ("random", "greedy"):
+    if bots not in KINDS:
         raise ValueError(f"unknown bots {bots!r}")
+    if records is not None:
+        os.makedirs(records, exist_ok=True)
     configs = configurations(preset, players, options)
     totals = {"hands": 0, "wins": 0, "draws": 0, "invalid": 0, "events": 0}
     if options:
@@ -183,6 +199,8 @@ def simulate(
             roundtrip_every=roundtrip_every,
             roundtrip_at_end=roundtrip_hands > 0 and i % roundtrip_hands == 0,
         )
+        if records is not None and out.hand is not None:
+            _write_record(records, i, out.hand)
         key = rules.preset
         row = by_preset.setdefault(
             key, {"hands": 0, "wins": 0, "draws": 0, "invalid": 0, "events": 0, "players": {}, "win_by": {}}
