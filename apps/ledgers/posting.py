@@ -1,4 +1,6 @@
-"""The one write path into the ledger: ``post_transaction``.
+"""The write paths into the ledger: ``post_transaction`` (every kind: the ORM, one entry row each)
+and ``post_settlement`` (a settlement's lines with the same guarantees, on PostgreSQL in one
+statement of raw SQL: the hot path of a hand's end). Nothing else writes ledger rows.
 
 Exactly-once comes from the database: the transaction row is inserted first, inside an atomic
 block, under a unique ``idempotency_key``; a concurrent or repeated posting of the same key fails

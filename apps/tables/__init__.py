@@ -17,8 +17,9 @@ The route of one discard, from the player's socket to the other sockets at the t
    (``storage.rows.lock_key``) and takes the table, seats and hand from ``storage.hand_cache``
    when the key matches (else from the rows and ``storage.eventlog``); the verb checks
    (``transaction.checks.check_seated``, ``check_act``: the viewer's update number
-   ``transaction.outbox.view_seq``, his turn, the wire action parsed) and changes
-   (``transaction.transitions.do_act``: the engine's ``Hand.apply`` checks and applies the discard,
+   ``transaction.outbox.view_seq``, the table's own policy, then the engine's ``Hand.check``, which
+   parses the wire action and checks it in one call, its typed error's code becoming the refusal's) and changes
+   (``transaction.transitions.do_act``: the engine's ``Hand.apply`` applies the discard,
    then ``transaction.session.after_engine`` sets the next deadline or finishes the hand).
 3. Leaving the block, ``transaction.context.Ctx.save`` hands the events to
    ``transaction.outbox.Outbox.flush``: it hash-chains them, writes them with the changed seats and
