@@ -19,7 +19,7 @@ The route of one discard, from the player's socket to the other sockets at the t
    (``transaction.checks.check_seated``, ``check_act``: the viewer's update number
    ``transaction.outbox.view_seq``, the table's own policy, then the engine's ``Hand.check``, which
    parses the wire action and checks it in one call, its typed error's code becoming the refusal's) and changes
-   (``transaction.transitions.do_act``: the engine's ``Hand.apply`` applies the discard,
+   (``transaction.transitions.do_act``: the engine's ``Hand.apply`` applies the discard (its guard is the same ``Hand.refusal``),
    then ``transaction.session.after_engine`` sets the next deadline or finishes the hand).
 3. Leaving the block, ``transaction.context.Ctx.save`` hands the events to
    ``transaction.outbox.Outbox.flush``: it hash-chains them, writes them with the changed seats and
