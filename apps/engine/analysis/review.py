@@ -41,7 +41,7 @@ from ..bots.greedy import greedy
 from ..bots.search import Known
 from ..play.hand import Hand
 from ..play.observer import build_view
-from ..records.replay import hand_of
+from ..records.replay import hand_of, parse_actions
 from ..rules import RuleSet
 
 # The chosen action differs from the best when their paired difference exceeds REVIEW_Z standard errors,
@@ -83,18 +83,6 @@ def decision_legal(hand: Hand, seat: int) -> list[Action] | None:
     if len(legal) < 2 or HU in legal:
         return None
     return legal
-
-
-def _parse(record: dict[str, Any]) -> list[tuple[int, Action]]:
-    actions = record.get("actions", [])
-    if not isinstance(actions, list):
-        raise ValueError("record: 'actions' must be a list")
-    out = []
-    for i, item in enumerate(actions):
-        if not isinstance(item, dict) or "seat" not in item or "action" not in item:
-            raise ValueError(f"record: action {i} must be {{'seat': n, 'action': {{...}}}}")
-        out.append((int(item["seat"]), Action.from_wire(item["action"])))
-    return out
 
 
 def record_of_export(doc: dict[str, Any]) -> dict[str, Any]:
@@ -140,7 +128,7 @@ def review(
     collecting = gc.isenabled()
     gc.disable()  # play-outs allocate many short-lived objects; collect between decisions instead
     try:
-        for index, (s, action) in enumerate(_parse(record)):
+        for index, (s, action) in enumerate(parse_actions(record)):
             if seat is None or s == seat:
                 if decision_legal(hand, s) is not None:
                     view = build_view(hand, s)  # all the weighing reads: what the seat knew, its own options included
