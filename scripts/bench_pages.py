@@ -175,6 +175,13 @@ def main() -> int:
     pages = int(sys.argv[2]) if len(sys.argv) > 2 else 1000
     concurrency = int(sys.argv[3]) if len(sys.argv) > 3 else 50
     daphnes = int(os.environ.get("BENCH_DAPHNES", "2"))
+    # The split (deploy/: paohuzi-pages@ at Nice=10 behind nginx's page upstream): the first
+    # BENCH_PAGE_DAPHNES processes serve the pages only, at BENCH_PAGE_NICE, the others the tables'
+    # sockets only. 0: every process serves both (the way before the split).
+    page_daphnes = int(os.environ.get("BENCH_PAGE_DAPHNES", "1"))
+    page_nice = int(os.environ.get("BENCH_PAGE_NICE", "10"))
+    if not 0 <= page_daphnes < daphnes:
+        raise SystemExit("bench: BENCH_PAGE_DAPHNES must leave at least one Daphne for the tables")
     base_port = int(os.environ.get("BENCH_PORT", "8860"))
     db = os.environ.get("BENCH_DB", "paohuzi_pages")
     redis_db = os.environ.get("BENCH_REDIS_DB", "11")
@@ -197,17 +204,21 @@ def main() -> int:
         seeded = json.loads(seed.stdout.strip().splitlines()[-1])
         ports = [base_port + i for i in range(daphnes)]
         log_start = log_path.stat().st_size
+        page_ports = ports[:page_daphnes] or ports
+        table_ports = ports[page_daphnes:]
         for port in ports:
+            niced = port in ports[:page_daphnes] and page_nice
             servers.append(subprocess.Popen(server_command("daphne", port), cwd=ROOT,
                                             env={**env, "DB_APPLICATION_NAME": f"daphne-{port}",
                                                  "PGAPPNAME": f"daphne-{port}"},  # (libpq's: older trees)
-                                            stdout=log, stderr=log))
+                                            stdout=log, stderr=log,
+                                            preexec_fn=(lambda n=niced: os.nice(n)) if niced else None))
         for port in ports:
             wait_port(port)
         time.sleep(1.0)
         sampler = Sampler(db)
         sampler.start()
-        urls = ",".join(f"http://127.0.0.1:{p}" for p in ports)
+        urls = ",".join(f"http://127.0.0.1:{p}" for p in table_ports)
         club = seeded["club"]
         player_paths = ["/", "/clubs/", f"/clubs/{club}/", f"/ledgers/{club}/me/", f"/ledgers/{club}/leaderboard/",
                         "/accounts/profile/"]
@@ -219,8 +230,8 @@ def main() -> int:
 
         async def both():
             players, visitors = await asyncio.gather(
-                load_pages(ports, player_paths, seeded["cookies"], pages, concurrency),
-                load_pages(ports, visitor_paths, [None], pages, concurrency))
+                load_pages(page_ports, player_paths, seeded["cookies"], pages, concurrency),
+                load_pages(page_ports, visitor_paths, [None], pages, concurrency))
             return {"players": players, "visitors": visitors}
 
         loaded, page_result = run_loadtest(env, urls, tables, 1, pages=both)
@@ -228,7 +239,9 @@ def main() -> int:
         time.sleep(1.0)
         bound = int(env.get("DB_POOL_MAX") or "8") or None  # (0: no pool, today's CONN_MAX_AGE)
         result = {
-            "pool_max": bound, "conn_max_age": env.get("CONN_MAX_AGE", "60") if bound is None else 0,
+            "pool_max": bound,
+            "page_daphnes": {f"daphne-{p}": (page_nice if page_daphnes else 0) for p in page_ports},
+            "table_daphnes": [f"daphne-{p}" for p in table_ports], "conn_max_age": env.get("CONN_MAX_AGE", "60") if bound is None else 0,
             "pages": page_result,
             "page_errors": sum(p["errors"] for p in page_result.values()) if page_result else None,
             "peak_backends": {f"daphne-{p}": peak.get(f"daphne-{p}", 0) for p in ports},

@@ -2,7 +2,8 @@
 # The production-like topology on this machine, on loopback ports, tested by a load run through it:
 #
 #   nginx (127.0.0.1:$CLUSTER_PORT, 8800) -- /ws/tables/<id>/ hashed by table id --> N Daphne
-#   (127.0.0.1:8801..), /static/ from collectstatic; one Celery worker; exactly one Celery beat;
+#   (127.0.0.1:8801..), pages to the page Daphne(s) at nice 10 (8803..), /static/ from collectstatic;
+#   one Celery worker; exactly one Celery beat;
 #   nginx, the Daphnes, the worker and beat all under one supervisord (restarted when they die).
 #
 #   scripts/cluster.sh [TABLES] [HANDS]          (default 20 tables of 2 hands)
@@ -13,7 +14,8 @@
 # $CLUSTER_DB (default paohuzi_cluster, created fresh, dropped after) and Redis db
 # $CLUSTER_REDIS_DB (default 6, flushed before and after). `manage.py loadtest` plays through
 # nginx; the run passes (exit 0) when the load tool reports 0 errors and every hand verified, every
-# table's sockets went to one Daphne (nginx's access log), a static file came from nginx, every
+# table's sockets went to one Daphne and every page to a page Daphne (nginx's access log), a static
+# file came from nginx, every
 # finished hand was settled and `ledger_audit` is clean. Everything is torn down on exit.
 #
 # scripts/fault_run.sh sources this file (CLUSTER_LIB=1) for cluster_up / cluster_down.
@@ -24,6 +26,10 @@ PY="$ROOT/.venv/bin/python"
 CLUSTER_PORT=${CLUSTER_PORT:-8800}
 CLUSTER_DAPHNE_BASE=${CLUSTER_DAPHNE_BASE:-8801}
 CLUSTER_DAPHNES=${CLUSTER_DAPHNES:-2}
+# The page Daphnes (nginx's paohuzi_http; supervisord's `pages`, at nice 10), on the ports after the
+# table Daphnes' (README "Pages apart from the tables").
+CLUSTER_PAGES=${CLUSTER_PAGES:-1}
+CLUSTER_PAGE_BASE=${CLUSTER_PAGE_BASE:-$((CLUSTER_DAPHNE_BASE + CLUSTER_DAPHNES))}
 CLUSTER_DB=${CLUSTER_DB:-paohuzi_cluster}
 CLUSTER_REDIS_DB=${CLUSTER_REDIS_DB:-6}
 CLUSTER_WORKER_CONCURRENCY=${CLUSTER_WORKER_CONCURRENCY:-2}
@@ -109,9 +115,11 @@ EOF
     local ports=() p
     for ((p = CLUSTER_DAPHNE_BASE; p < CLUSTER_DAPHNE_BASE + CLUSTER_DAPHNES; p++)); do ports+=("$p"); done
     CLUSTER_DAPHNE_PORTS="${ports[*]}"
+    local page_ports=()
+    for ((p = CLUSTER_PAGE_BASE; p < CLUSTER_PAGE_BASE + CLUSTER_PAGES; p++)); do page_ports+=("$p"); done
     "$PY" deploy/render.py deploy/nginx/paohuzi.conf LISTEN="127.0.0.1:$CLUSTER_PORT" SERVER_NAME=127.0.0.1 \
         STATIC_ROOT="$ROOT/staticfiles" DAPHNE_SERVERS="$("$PY" deploy/render.py --servers "${ports[@]}")" \
-        >"$CLUSTER_DIR/nginx/paohuzi.conf"
+        PAGE_SERVERS="$("$PY" deploy/render.py --servers "${page_ports[@]}")" >"$CLUSTER_DIR/nginx/paohuzi.conf"
     # The main nginx.conf of this run: its own pid file, logs and temp dirs; the site above included.
     cat >"$CLUSTER_DIR/nginx/nginx.conf" <<EOF
 daemon off;
@@ -138,6 +146,7 @@ EOF
     "$PY" deploy/render.py deploy/supervisor/supervisord.conf APP_DIR="$ROOT" ENV_FILE="$CLUSTER_DIR/env" \
         RUN_DIR="$CLUSTER_DIR/run" LOG_DIR="$CLUSTER_DIR/log" STATE_DIR="$CLUSTER_DIR/state" \
         DAPHNE_PORT_BASE="$CLUSTER_DAPHNE_BASE" DAPHNE_COUNT="$CLUSTER_DAPHNES" \
+        PAGE_PORT_BASE="$CLUSTER_PAGE_BASE" PAGE_COUNT="$CLUSTER_PAGES" \
         WORKER_CONCURRENCY="$CLUSTER_WORKER_CONCURRENCY" >"$CLUSTER_DIR/supervisord.conf"
     # nginx under the same supervisord here (in production it is Debian's nginx service).
     cat >>"$CLUSTER_DIR/supervisord.conf" <<EOF
@@ -151,7 +160,8 @@ redirect_stderr=true
 stdout_logfile=$CLUSTER_DIR/log/nginx.out
 EOF
     "$ROOT/.venv/bin/supervisord" -c "$CLUSTER_DIR/supervisord.conf"
-    for p in "${ports[@]}"; do wait_http "http://127.0.0.1:$p/" 90; done
+    for p in "${ports[@]}" "${page_ports[@]}"; do wait_http "http://127.0.0.1:$p/" 90; done
+    CLUSTER_PAGE_PORTS="${page_ports[*]}"
     wait_http "http://127.0.0.1:$CLUSTER_PORT/" 30
     wait_log "$CLUSTER_DIR/log/worker.log" "ready\." 90
     wait_log "$CLUSTER_DIR/log/beat.log" "beat: Starting" 60
@@ -189,6 +199,19 @@ routing_report() {
                s=""; for (k in u) {printf "%s\"%s\": %d", s, k, u[k]; s=", "} printf "}}\n"}'
 }
 
+# Pages went to the page Daphnes and sockets never did: {"pages": N, "on_page_daphnes": M,
+# "sockets_on_page_daphnes": K} from nginx's log.
+page_routing_report() {
+    local pat
+    pat=$(echo "$CLUSTER_PAGE_PORTS" | sed -E 's/ +/|/g')
+    awk -v pat=":($pat)\$" '
+        /upstream=/ { split($0, a, "upstream="); split(a[2], b, " "); up = b[1] }
+        /"GET \/ws\// { if (up ~ pat) ws++; next }
+        /"(GET|POST|HEAD) \// && $0 !~ /\/static\// && up != "-" { pages++; if (up ~ pat) on++ }
+        END { printf "{\"pages\": %d, \"on_page_daphnes\": %d, \"sockets_on_page_daphnes\": %d}\n", pages, on, ws }
+    ' "$CLUSTER_DIR/log/nginx-access.log"
+}
+
 if [ -n "${CLUSTER_LIB:-}" ]; then
     return 0
 fi
@@ -203,6 +226,9 @@ STATIC_STATUS=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$CLUSTE
 # Static files are nginx's: the Daphnes (no runserver) do not serve them.
 DAPHNE_STATIC=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$CLUSTER_DAPHNE_BASE$STATIC_URL_PATH")
 log "static $STATIC_URL_PATH: nginx $STATIC_STATUS, a Daphne directly $DAPHNE_STATIC"
+for path in / /accounts/login/ /accounts/signup/; do
+    curl -s -o /dev/null "http://127.0.0.1:$CLUSTER_PORT$path"
+done
 log "loadtest: $TABLES tables x $HANDS hands through nginx (http://127.0.0.1:$CLUSTER_PORT)"
 "$PY" manage.py loadtest --url "http://127.0.0.1:$CLUSTER_PORT" --tables "$TABLES" --hands "$HANDS" \
     --trace "$CLUSTER_DIR/trace.txt" >"$CLUSTER_DIR/loadtest.out" 2>&1 || true
@@ -217,24 +243,27 @@ done
 AUDIT_RC=0; "$PY" manage.py ledger_audit >"$CLUSTER_DIR/audit.out" 2>&1 || AUDIT_RC=$?
 VERIFY_RC=0; "$PY" manage.py verify_hands >"$CLUSTER_DIR/verify.out" 2>&1 || VERIFY_RC=$?
 ROUTING=$(routing_report)
-"$PY" - "$RESULT" "$ROUTING" "$STATIC_STATUS" "$DAPHNE_STATIC" "$AUDIT_RC" "$VERIFY_RC" "$LEFT" \
+PAGE_ROUTING=$(page_routing_report)
+"$PY" - "$RESULT" "$ROUTING" "$PAGE_ROUTING" "$STATIC_STATUS" "$DAPHNE_STATIC" "$AUDIT_RC" "$VERIFY_RC" "$LEFT" \
     "$(( $(date +%s) - started ))" "$CLUSTER_DAPHNES" <<'PY'
 import json, sys
-raw, routing, static, daphne_static, audit_rc, verify_rc, left, wall, daphnes = sys.argv[1:]
+raw, routing, page_routing, static, daphne_static, audit_rc, verify_rc, left, wall, daphnes = sys.argv[1:]
 try:
     r = json.loads(raw)
 except ValueError:
     print("cluster run: FAILED (the load tool printed no result)")
     sys.exit(1)
-routing = json.loads(routing)
+routing, page_routing = json.loads(routing), json.loads(page_routing)
 out = {"cluster": {"daphnes": int(daphnes), "static_nginx": int(static), "static_daphne": int(daphne_static),
-                   "routing": routing, "unsettled": int(left), "ledger_audit": "clean" if audit_rc == "0" else "FAILED",
+                   "routing": routing, "page_routing": page_routing, "unsettled": int(left), "ledger_audit": "clean" if audit_rc == "0" else "FAILED",
                    "verify_hands": "ok" if verify_rc == "0" else "FAILED", "wall_s": int(wall)},
        "loadtest": {k: r[k] for k in ("tables", "hands", "verified_hands", "errors", "latency_ms", "reconnects",
                                        "seconds")}}
 print(json.dumps(out))
 ok = (r["errors"] == 0 and r["hands"] > 0 and r["verified_hands"] == r["hands"] and static == "200"
       and daphne_static != "200" and routing["tables"] == r["tables"] and routing["one_upstream"] == r["tables"]
+      and page_routing["pages"] >= 3 and page_routing["on_page_daphnes"] == page_routing["pages"]
+      and page_routing["sockets_on_page_daphnes"] == 0
       and audit_rc == "0" and verify_rc == "0" and left == "0")
 print("cluster run:", "ok" if ok else "FAILED")
 sys.exit(0 if ok else 1)
