@@ -3,10 +3,17 @@
 from __future__ import annotations
 
 import itertools
+import json
+from pathlib import Path
 
 import pytest
 
 _counter = itertools.count(1)
+
+# Each test file's seconds (scripts/test_durations.py writes it from a run's JUnit report).
+DURATIONS = Path(__file__).with_name("durations.json")
+# A file not in it yet: a browser test's file is guessed at a minute, any other at a few seconds.
+NEW_FILE_SECONDS = {True: 60.0, False: 5.0}
 
 
 def pytest_xdist_auto_num_workers(config):
@@ -15,6 +22,37 @@ def pytest_xdist_auto_num_workers(config):
     if config.args and all("::" in arg for arg in config.args):
         return 0
     return None  # pytest-xdist's own count
+
+
+def pytest_collection_modifyitems(config, items):
+    """Every test marked ``e2e`` skips (never errors) when Debian's chromium is missing, before any
+    of its fixtures (a module's server) is set up; the ``browser`` fixture below skips likewise.
+
+    And the slowest files first. With ``--dist loadfile --no-loadscope-reorder`` (pyproject's addopts)
+    xdist hands whole files to its workers in this order, each taking the next when it is done:
+    longest first, so that the two cores finish together instead of one running a long browser file
+    alone at the end (xdist's own order, most tests first, put the one-test browser journeys last).
+    Every worker sorts the same collection the same way, as xdist requires; within a file the order
+    is kept."""
+    if not Path(CHROMIUM).exists():
+        missing = pytest.mark.skip(reason=f"Debian chromium not found at {CHROMIUM}")
+        for item in items:
+            if item.get_closest_marker("e2e"):
+                item.add_marker(missing)
+    try:
+        seconds = json.loads(DURATIONS.read_text())
+    except (OSError, ValueError):
+        return
+
+    def weight(path: str, browser: bool) -> float:
+        return seconds.get(path, NEW_FILE_SECONDS[browser])
+
+    files: dict[str, float] = {}
+    for item in items:
+        path = item.nodeid.split("::", 1)[0]
+        if path not in files:
+            files[path] = weight(path, item.get_closest_marker("e2e") is not None)
+    items.sort(key=lambda item: -files[item.nodeid.split("::", 1)[0]])
 
 
 @pytest.fixture(scope="session")
@@ -122,19 +160,6 @@ def make_club(db, make_user):
 
 CHROMIUM = "/usr/bin/chromium"  # Debian's; Playwright cannot download browsers here
 BROWSER_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
-
-
-def pytest_collection_modifyitems(items):
-    """Every test marked ``e2e`` skips (never errors) when Debian's chromium is missing, before any
-    of its fixtures (a module's server) is set up; the ``browser`` fixture below skips likewise."""
-    from pathlib import Path
-
-    if Path(CHROMIUM).exists():
-        return
-    missing = pytest.mark.skip(reason=f"Debian chromium not found at {CHROMIUM}")
-    for item in items:
-        if item.get_closest_marker("e2e"):
-            item.add_marker(missing)
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ from channels.layers import InMemoryChannelLayer, get_channel_layer
 
 from apps.tables.live import consumers, hub, watch
 from apps.tables.models import table_group
-from tests.tables.test_consumer import connect, drain, send, wait_for
+from tests.tables.sockets import connect, drain, send, wait_for
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 

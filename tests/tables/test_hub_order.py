@@ -14,7 +14,7 @@ from apps.tables.live.hub import Sequencer
 from apps.tables.transaction import outbox
 from apps.tables.transaction.outbox import deferred_sends
 from apps.tables.verbs import services
-from tests.tables.test_consumer import connect, drain, wait_for
+from tests.tables.sockets import connect, drain, wait_for
 
 
 def _two_committed_updates(table_id, users) -> list:

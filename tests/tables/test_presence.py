@@ -13,7 +13,7 @@ from django.utils import timezone
 from apps.tables import tasks
 from apps.tables.models import Seat, Table, TableEvent
 from apps.tables.verbs import presence, services
-from tests.tables.test_consumer import MEMORY, connect, drain, wait_for
+from tests.tables.sockets import MEMORY, connect, drain, wait_for
 
 
 def _seat(table, index) -> Seat:

@@ -30,7 +30,7 @@ from apps.tables.transaction.outbox import view_seq
 from apps.tables.verbs import services
 from config.asgi import application
 from tests.tables.helpers import current
-from tests.tables.test_consumer import MEMORY, connect, drain, send, start_hand, wait_for
+from tests.tables.sockets import MEMORY, connect, drain, send, start_hand, wait_for
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 

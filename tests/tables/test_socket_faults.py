@@ -24,7 +24,7 @@ from django.test import override_settings
 
 from apps.tables.live import consumers, hub
 from config.asgi import application
-from tests.tables.test_consumer import connect, drain, send, wait_for
+from tests.tables.sockets import connect, drain, send, wait_for
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 

@@ -10,9 +10,9 @@ import random
 import pytest
 
 from apps.tables import stages
-from apps.tables.management.commands.loadtest import _idle_detail, _kind, _stage_medians, _stages
+from apps.tables.management.commands.loadtest import action_kind, idle_detail, stage_medians, trace_stages
 from apps.tables.read.presenters import legal_of
-from tests.tables.test_consumer import connect, drain, in_hand, send, start_hand, wait_for
+from tests.tables.sockets import connect, drain, in_hand, send, start_hand, wait_for
 
 SERVER_STAGES = ("queue", "lock", "work", "return", "publish", "transit", "deliver", "send")
 
@@ -55,7 +55,7 @@ async def test_an_action_carries_its_stages_in_order_and_each_is_counted(full_ta
     for stage in SERVER_STAGES:
         assert summary[stage]["n"] >= 1, stage
     # the load tool's breakdown of that round trip adds up to its latency
-    parts = _stages(trace, trace["recv"] - 0.001, trace["out"] + 0.002)
+    parts = trace_stages(trace, trace["recv"] - 0.001, trace["out"] + 0.002)
     assert list(parts) == ["to_server", "queue", "lock", "work", "return", "publish", "transit", "deliver",
                            "to_client"]
     assert abs(sum(parts.values()) - (trace["out"] - trace["recv"] + 0.003) * 1000) < 0.1
@@ -122,16 +122,16 @@ def test_dump_writes_this_process_histograms(tmp_path, settings):
 
 def test_load_tool_stage_medians():
     rows = [{"queue": 1.0, "work": 2.0}, {"queue": 3.0, "work": 4.0}, {"queue": 5.0}]
-    assert _stage_medians(rows) == {"queue": 3.0, "work": 4.0}
-    assert _stages(None, 0.0, 1.0) == {}
+    assert stage_medians(rows) == {"queue": 3.0, "work": 4.0}
+    assert trace_stages(None, 0.0, 1.0) == {}
 
 
 def test_load_tool_names_each_timed_action_and_the_hand_ends():
     """The trace tells the heaviest actions apart: the one whose update ended the hand (#29)."""
-    assert _kind({"type": "discard", "card": "x3"}, {"state": {"stage": "hand"}}) == "discard"
-    assert _kind({"type": "hu"}, {"state": {"stage": "settle"}}) == "hu+end"
-    assert _kind({"type": "pass"}, {"state": {"stage": "over"}}) == "pass+end"
-    assert _kind("junk", {"state": {}}) == "?"
+    assert action_kind({"type": "discard", "card": "x3"}, {"state": {"stage": "hand"}}) == "discard"
+    assert action_kind({"type": "hu"}, {"state": {"stage": "settle"}}) == "hu+end"
+    assert action_kind({"type": "pass"}, {"state": {"stage": "over"}}) == "pass+end"
+    assert action_kind("junk", {"state": {}}) == "?"
 
 
 def test_load_tool_says_what_a_silent_socket_had_last():
@@ -142,8 +142,8 @@ def test_load_tool_says_what_a_silent_socket_had_last():
         "seats": [{"ready": True, "online": True, "tuoguan": False, "name": "x"}] * 3,
         "hand": {"status": "playing",
                  "view": {"phase": "claim", "to_act": [2], "legal_actions": [{"type": "pass"}, {"type": "hu"}]}}}}
-    got = _idle_detail(7, {"seq": 41, "pending": (1.0, {"type": "pass"}, 2.0), "acted": 41, "last": last})
+    got = idle_detail(7, {"seq": 41, "pending": (1.0, {"type": "pass"}, 2.0), "acted": 41, "last": last})
     assert got == {"table": 7, "seq": 41, "pending": True, "acted": 41, "last_type": "update",
                    "stage": "playing", "me": 2, "hand_status": "playing", "phase": "claim", "to_act": [2],
                    "legal": 2, "seats": [{"ready": True, "online": True, "tuoguan": False}] * 3}
-    assert _idle_detail(7, {"seq": 0, "pending": None, "acted": 0, "last": None})["stage"] is None
+    assert idle_detail(7, {"seq": 0, "pending": None, "acted": 0, "last": None})["stage"] is None

@@ -9,7 +9,7 @@ from asgiref.sync import sync_to_async
 
 from apps.tables.models import Seat, Table, TableEvent
 from apps.tables.verbs import services
-from tests.tables.test_consumer import MEMORY, connect, drain, send, start_hand, wait_for
+from tests.tables.sockets import MEMORY, connect, drain, send, start_hand, wait_for
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 

@@ -69,7 +69,7 @@ TRACE_STAGES = (("to_server", "sent", "recv"), ("queue", "recv", "thread"), ("lo
                 ("transit", "pub", "hub"), ("deliver", "hub", "out"), ("to_client", "out", "got"))
 
 
-def _stages(trace: dict | None, sent: float, got: float) -> dict[str, float]:
+def trace_stages(trace: dict | None, sent: float, got: float) -> dict[str, float]:
     """A timed action's stages in ms, from the echo's stamps (empty without them)."""
     if not trace:
         return {}
@@ -78,14 +78,14 @@ def _stages(trace: dict | None, sent: float, got: float) -> dict[str, float]:
             if a in stamps and b in stamps}
 
 
-def _kind(action: dict, update: dict) -> str:
+def action_kind(action: dict, update: dict) -> str:
     """A timed action's type for the trace, with ``+end`` when its update ended the hand (the
     heaviest actions: scoring, settlement, the next hand's bookkeeping)."""
     kind = str(action.get("type", "?")) if isinstance(action, dict) else "?"
     return kind + ("+end" if update["state"].get("stage") in ("settle", "over") else "")
 
 
-def _idle_detail(table_id: int, me: dict) -> dict:
+def idle_detail(table_id: int, me: dict) -> dict:
     """What a player's socket had last when it heard nothing for ``IDLE_RESYNC`` seconds (the
     report says what the silent table was waiting for)."""
     last = me["last"] or {}
@@ -102,7 +102,7 @@ def _median(values: list[float]) -> float:
     return _percentile(values, 0.5)
 
 
-def _stage_medians(rows: list[dict[str, float]]) -> dict[str, float]:
+def stage_medians(rows: list[dict[str, float]]) -> dict[str, float]:
     return {name: _median([r[name] for r in rows if name in r]) for name, _, _ in TRACE_STAGES
             if any(name in r for r in rows)}
 
@@ -167,8 +167,8 @@ class Command(BaseCommand):
             "latency_ms": {"p50": p50, "p95": _percentile(lat, 0.95), "p99": p99,
                            "p999": _percentile(lat, 0.999)},
             "p99_over_p50": round(p99 / p50, 2) if p50 else None,
-            "stages_ms": {"all_p50": _stage_medians([t[3] for t in timed]),
-                          "slowest_1pct_p50": _stage_medians(slowest), "slowest_n": len(slowest),
+            "stages_ms": {"all_p50": stage_medians([t[3] for t in timed]),
+                          "slowest_1pct_p50": stage_medians(slowest), "slowest_n": len(slowest),
                           "slowest_kinds": dict(Counter(kind for *_, kind in slow).most_common())},
             "loop_lag_ms": {"p50": _percentile(lag, 0.5), "p99": _percentile(lag, 0.99),
                             "max": round(max(lag), 2) if lag else 0.0},
@@ -319,7 +319,7 @@ class Command(BaseCommand):
                         msg = await sock["ws"].recv_json()
                 except TimeoutError:  # nothing for a while: ask for the state, as the page does
                     stats["idle_resyncs"] = stats.get("idle_resyncs", 0) + 1
-                    stats.setdefault("idle_detail", []).append(_idle_detail(table_id, me))
+                    stats.setdefault("idle_detail", []).append(idle_detail(table_id, me))
                     readied.clear()  # a stalled table may be waiting for a ``ready`` that was lost
                     await send({"type": "resync"})
                     continue
@@ -369,8 +369,8 @@ class Command(BaseCommand):
                             sent, action, sent_wall = me["pending"]
                             ms = (now_ - sent) * 1000
                             stats["latencies"].append(ms)
-                            stats["timed"].append((sent, ms, table_id, _stages(msg.get("trace"), sent_wall, wall),
-                                                   _kind(action, msg)))
+                            stats["timed"].append((sent, ms, table_id, trace_stages(msg.get("trace"), sent_wall, wall),
+                                                   action_kind(action, msg)))
                             me["pending"] = None
                             break
                 me["seq"] = max(me["seq"], msg["seq"])
