@@ -6,6 +6,7 @@ app_name = "tables"
 
 urlpatterns = [
     path("<int:table_id>/", views.table_detail, name="detail"),
+    path("number/", views.table_by_number, name="by_number"),
     path("club/<int:club_id>/open/", views.table_open, name="open"),
     path("<int:table_id>/join/", views.table_verb, {"verb": "join"}, name="join"),
     path("<int:table_id>/leave/", views.table_verb, {"verb": "leave"}, name="leave"),
