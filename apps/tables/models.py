@@ -232,6 +232,8 @@ class Seat(models.Model):
                 condition=Q(user__isnull=True) | Q(bot=""), name="tables_seat_user_or_bot"
             ),
         ]
+        # A player's 战绩 (read/record.py): his seats by table, newest first, a keyset page each.
+        indexes = [models.Index(fields=["user", "table"], name="tables_seat_user_table")]
 
     @property
     def taken(self) -> bool:
