@@ -1,13 +1,16 @@
 // The player card (issue #47): tapping a seat's avatar or name shows that player's name and his
 // record in the table's club this month, from /ledgers/tables/<id>/seats/<seat>/card/ (members
-// of the club only; the words come translated from the server). Kept apart from board.js: it only
-// listens to taps on what the board draws.
+// of the club only; the words come translated from the server). Kept apart from board.js and
+// panels.js: it only listens to taps on what they draw.
 import { h } from "../common/dom.js";
 
 const app = document.getElementById("table-app");
 const tableId = app && app.dataset.table;
 
 function seatOf(target) {
+  // The waiting room's list (panels.js) names the seats in their order: its nth line is seat n.
+  const line = target.closest("#waiting .seat-list > li");
+  if (line) return String([...line.parentElement.children].indexOf(line));
   const head = target.closest(".avatar, .seat-name");
   if (!head) return null;
   const box = head.closest("[data-seat]");
