@@ -2,7 +2,7 @@
 also at 844×390 and on a desktop), on the real server (Daphne, sockets):
 
 - a seated player finds 继续牌桌 on the home page and is back at his table; tapping his name there
-  shows his player card (本月 in the club);
+  shows his player card (本月 in the club); his 战绩 (from the site menu) lists last night's session;
 - the owner writes a 公告 on the club page; a member's next visit pops it up once, not twice;
 - that member types the table's 桌号 in the club page's box and arrives at the table; a wrong
   number, and a player of another club typing the right one, are told so in Chinese and stay.
@@ -20,6 +20,7 @@ import pytest
 
 from tests.e2e.e2e_server import serve
 from tests.e2e.seeds import club_script
+from tests.e2e.test_club_onboarding import open_menu
 from tests.e2e.test_match import assert_no_overflow
 from tests.e2e.test_table_play import PASSWORD, sign_in
 
@@ -44,13 +45,23 @@ table = services.table_open(user=User.objects.get(username="tl1"), template=Rule
 print(f"{table.pk} {table.code}")
 """
 
+# An ended session of last night (two finished hands) for the 战绩 page: tests/tables/test_record.py's.
+LAST_NIGHT = """
+from apps.accounts.models import User
+from apps.clubs.models import Club, RuleTemplate
+from tests.tables.test_record import _session
+users = [User.objects.get(username=u) for u in ("tl1", "tl2", "tl0")]
+table = _session(Club.objects.get(name="周末牌友会"), RuleTemplate.objects.get(name="三人全名堂"), users, name="昨晚一桌")
+print(table.pk)
+"""
+
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     db = tmp_path_factory.mktemp("e2e_table_life") / "life.sqlite3"
     with serve(db, SEED) as (url, club, shell):
         table_id, code = shell(OPEN_TABLE).split()
-        yield {"url": url, "club": int(club), "table": int(table_id), "code": code}
+        yield {"url": url, "club": int(club), "table": int(table_id), "code": code, "last_night": int(shell(LAST_NIGHT))}
 
 
 def shot(page, name: str, full: bool = True) -> None:
@@ -82,6 +93,16 @@ def test_table_number_continue_and_announcement(server, browser):
     shot(ming, "player_card", full=False)
     ming.click("dialog.player-card .player-card-close")
     assert ming.locator("dialog.player-card").count() == 0
+    # His 战绩, from the site menu: last night's session, his result and each hand's replay link.
+    ming.goto(f"{base}/")
+    open_menu(ming)
+    ming.click("#site-menu a[href='/tables/record/']")
+    ming.wait_for_selector(f".record-session[data-table='{server['last_night']}']")
+    session = " ".join(ming.text_content(f".record-session[data-table='{server['last_night']}']").split())
+    assert "昨晚一桌" in session and "成绩 +10" in session and "第 1 局 +5" in session and "第 2 局 +5" in session
+    assert ming.locator(f".record-session[data-table='{server['last_night']}'] a.record-hand").count() == 2
+    assert_no_overflow(ming)
+    shot(ming, "record")
 
     # 2. The owner writes the 公告 on the club page.
     owner = sign_in(browser, base, "tl0")
