@@ -157,3 +157,14 @@ def test_continue_the_table_on_home_and_club_page_in_one_query(client, club, pla
     Table.objects.filter(pk=table.pk).update(status=TableStatus.FINISHED)
     client.force_login(players[1])  # an ended table is not continued
     assert 'id="continue-table"' not in client.get(reverse("home")).content.decode()
+
+
+def test_the_box_speaks_english_through_i18n(client, club, players, template, settings):
+    table = services.table_open(user=players[1], template=template)
+    client.force_login(players[1])
+    client.cookies[settings.LANGUAGE_COOKIE_NAME] = "en"
+    html = client.get(reverse("home")).content.decode()
+    assert "Back to my table" in html and "Enter a table number" in html and f"Table no. {table.code}" in html
+    assert "继续牌桌" not in html and "输入桌号" not in html
+    response = client.get(GO, {"code": "12"})
+    assert _messages(response) == ["A table number has six digits."]
