@@ -65,6 +65,8 @@ def server(tmp_path_factory):
 
 
 def shot(page, name: str, full: bool = True) -> None:
+    if full:
+        page.evaluate("window.scrollTo(0, 0)")  # the sticky top bar at the top of a full-page shot
     for out in SHOTS:
         out.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(out / f"life_{name}.png"), full_page=full)
