@@ -3,7 +3,8 @@ also at 844×390 and on a desktop), on the real server (Daphne, sockets):
 
 - a seated player finds 继续牌桌 on the home page and is back at his table; tapping his name there
   shows his player card (本月 in the club); his 战绩 (from the site menu) lists last night's session;
-- the owner writes a 公告 on the club page; a member's next visit pops it up once, not twice;
+- the owner writes a 公告 on the club page; a member's next visit pops it up once, not twice; on a
+  practice table in play the board's seat heads open the cards too;
 - that member types the table's 桌号 in the club page's box and arrives at the table; a wrong
   number, and a player of another club typing the right one, are told so in Chinese and stay.
 
@@ -116,6 +117,21 @@ def test_table_number_continue_and_announcement(server, browser):
     assert owner.inner_text(".announcement-text") == "今晚八点开赛，<b>准时</b>到！"  # plain text, escaped
     assert owner.locator("#announcement-toast").count() == 0  # the writer is not told his own words
     shot(owner, "owner_announcement")
+    # On a practice table in play, the board's seat heads open the cards: a bot's, then his own.
+    owner.check("input[name=practice]")
+    owner.click("form.open-table button[type=submit]")
+    owner.wait_for_selector("#waiting:not([hidden]) .act-ready")
+    owner.click("#waiting .act-ready")
+    owner.wait_for_function("() => window.tableApp.state && window.tableApp.state.stage === 'hand'")
+    owner.click("#opponents [data-seat] .avatar >> nth=0")
+    owner.wait_for_selector("dialog.player-card[open]")
+    assert "机器人" in owner.inner_text("dialog.player-card")
+    owner.keyboard.press("Escape")
+    owner.click("#mine .seat-name")
+    owner.wait_for_selector("dialog.player-card[open] .player-card-record")
+    assert "东家" in owner.inner_text("dialog.player-card")
+    shot(owner, "player_card_in_play", full=False)
+    owner.keyboard.press("Escape")
 
     # 3. 小芳's next visit pops it up once.
     fang = sign_in(browser, base, "tl2")

@@ -73,7 +73,7 @@ def test_the_club_page_and_the_table_page_show_the_number(client, club, players,
     html = client.get(reverse("clubs:detail", args=[club.pk])).content.decode()
     assert f"桌号 <b>{table.code}</b>" in html and 'id="table-number-input"' in html
     html = client.get(reverse("tables:detail", args=[table.pk])).content.decode()
-    assert f"桌号 <b>{table.code}</b>" in html
+    assert f"桌号 </span><b>{table.code}</b>" in html
 
 
 NOT_FOUND = "没有找到这个桌号的牌桌"
