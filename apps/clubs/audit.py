@@ -163,6 +163,10 @@ def sentence(entry: AuditLog, names: _Names) -> SafeString:
         if a != A.TEMPLATE_DELETE and fee is not None:
             text += _say(_(" Table fee: %(fee)s points.") if fee else _(" No table fee."), fee=fee)
         return text
+    if a == A.ANNOUNCEMENT_SET:
+        if not d.get("text"):
+            return _say(_("%(actor)s cleared the announcement."), actor=actor)
+        return _say(_("%(actor)s changed the announcement to %(text)s."), actor=actor, text=_quoted(d["text"]))
     if a == A.LEDGER_ADJUST:
         amount = _int(d.get("amount")) or 0
         template = (_("%(actor)s added %(points)s points to %(target)s.") if amount > 0

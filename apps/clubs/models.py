@@ -13,6 +13,8 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+ANNOUNCEMENT_MAX = 200  # characters of a club's 公告
+
 
 class Club(models.Model):
     name = models.CharField(_("name"), max_length=60)
@@ -23,6 +25,12 @@ class Club(models.Model):
         verbose_name=_("owner"),
     )
     created_at = models.DateTimeField(_("created at"), default=timezone.now)
+    # 公告: the owner's or an admin's words to the members, plain text (escaped where shown).
+    # ``announcement_rev`` counts its changes; a member's ``announcement_seen`` is the last one he
+    # was shown as a toast, so each change pops up once per member.
+    announcement = models.CharField(_("announcement"), max_length=ANNOUNCEMENT_MAX, blank=True, default="")
+    announcement_rev = models.PositiveIntegerField(default=0)
+    announcement_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         verbose_name = _("club")
@@ -44,6 +52,7 @@ class Membership(models.Model):
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
     role = models.CharField(_("role"), max_length=10, choices=Role.choices, default=Role.MEMBER)
     joined_at = models.DateTimeField(_("joined at"), default=timezone.now)
+    announcement_seen = models.PositiveIntegerField(default=0)  # the club's announcement_rev he was shown
 
     class Meta:
         verbose_name = _("membership")
@@ -272,6 +281,7 @@ class AuditAction(models.TextChoices):
     TEMPLATE_CREATE = "template.create", _("created a rule template")
     TEMPLATE_UPDATE = "template.update", _("edited a rule template")
     TEMPLATE_DELETE = "template.delete", _("deleted a rule template")
+    ANNOUNCEMENT_SET = "announcement.set", _("changed the announcement")
     LEDGER_ADJUST = "ledger.adjust", _("adjusted points")
     TABLE_OPEN = "table.open", _("opened a table")
     TABLE_DISSOLVE = "table.dissolve", _("dissolved a table")

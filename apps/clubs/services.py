@@ -18,6 +18,7 @@ from django.utils.translation import gettext as _
 
 from . import access, selectors
 from .models import (
+    ANNOUNCEMENT_MAX,
     AuditAction,
     AuditLog,
     Ban,
@@ -51,6 +52,8 @@ __all__ = [
     "template_update",
     "template_delete",
     "template_validate",
+    "announcement_set",
+    "announcement_shown",
 ]
 
 INVITE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: codes are read aloud
@@ -100,6 +103,42 @@ def club_create(*, name: str, owner) -> Club:
     Membership.objects.create(club=club, user=owner, role=Role.OWNER)
     audit_log(club=club, actor=owner, action=AuditAction.CLUB_CREATE, detail={"name": name})
     return club
+
+
+# --- the announcement (公告) ---------------------------------------------------------------------
+
+
+@transaction.atomic
+def announcement_set(*, club: Club, by, text: str) -> Club:
+    """The owner or an admin sets the club's 公告 (plain text; "" clears it). A change bumps
+    ``announcement_rev``, so every member is shown it once more; the writer has seen his own words.
+    Too long: ValidationError, nothing changes. The same text again changes nothing."""
+    text = (text or "").strip().replace("\r\n", "\n")
+    if len(text) > ANNOUNCEMENT_MAX:
+        raise ValidationError({"announcement": _("An announcement has at most %(max)d characters.")
+                               % {"max": ANNOUNCEMENT_MAX}})
+    club = _lock_club(club)
+    actor = _actor_membership(club=club, user=by)
+    _require(access.is_manager(actor))
+    if text == club.announcement:
+        return club
+    club.announcement, club.announcement_at = text, timezone.now()
+    club.announcement_rev += 1
+    club.save(update_fields=["announcement", "announcement_rev", "announcement_at"])
+    Membership.objects.filter(pk=actor.pk).update(announcement_seen=club.announcement_rev)
+    audit_log(club=club, actor=by, action=AuditAction.ANNOUNCEMENT_SET, detail={"text": text})
+    return club
+
+
+def announcement_shown(*, club: Club, membership: Membership | None) -> bool:
+    """Whether the club page should pop the 公告 up for this member now: it is not empty and changed
+    since he was last shown it. Marks it shown (one UPDATE, only then), so it pops up once."""
+    if membership is None or not club.announcement or membership.announcement_seen >= club.announcement_rev:
+        return False
+    updated = Membership.objects.filter(pk=membership.pk, announcement_seen__lt=club.announcement_rev).update(
+        announcement_seen=club.announcement_rev)
+    membership.announcement_seen = club.announcement_rev
+    return bool(updated)
 
 
 # --- invites --------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ urlpatterns = [
     path("<int:club_id>/", views.club_detail, name="detail"),
     path("<int:club_id>/leave/", views.club_leave, name="leave"),
     path("<int:club_id>/audit/", views.audit_log, name="audit"),
+    path("<int:club_id>/announcement/", views_manage.announcement, name="announcement"),
     path("<int:club_id>/invites/", views_manage.invites, name="invites"),
     path("<int:club_id>/invites/<int:invite_id>/revoke/", views_manage.invite_revoke, name="invite_revoke"),
     path("<int:club_id>/requests/", views_manage.join_requests, name="requests"),

@@ -22,7 +22,7 @@ from apps.accounts.views import signup_page
 from . import access, audit, selectors, services
 from .access import club_access, member_access
 from .forms import ClubForm, InviteCodeForm
-from .models import Club, Invite, JoinStatus
+from .models import ANNOUNCEMENT_MAX, Club, Invite, JoinStatus
 from .paging import keyset_page
 
 AUDIT_PAGE = 100  # entries per (keyset) page, newest first
@@ -93,6 +93,9 @@ def club_detail(request: HttpRequest, club_id: int) -> HttpResponse:
         "can_manage_templates": access.is_manager(membership),
         "can_manage_admins": access.is_owner(membership),
         "can_view_audit": access.can_view_audit(membership, request.user),
+        "announcement_max": ANNOUNCEMENT_MAX,
+        # 公告 as a toast once per change, on the member's first visit after it (marked shown now).
+        "announcement_toast": services.announcement_shown(club=club, membership=membership),
         "pending_count": (
             selectors.club_pending_requests(club=club).count()
             if access.is_manager(membership)

@@ -201,3 +201,20 @@ def template_delete(request: HttpRequest, club_id: int, template_id: int) -> Htt
     services.template_delete(template=template, by=request.user)
     messages.success(request, _("Rule template deleted."))
     return redirect("clubs:detail", club_id=club.pk)
+
+
+# --- the announcement (公告) -------------------------------------------------------------------
+
+
+@login_required
+@require_POST
+def announcement(request: HttpRequest, club_id: int) -> HttpResponse:
+    """The owner or an admin sets (or, empty, clears) the club's 公告 from the club page."""
+    club, _membership = _manager(request, club_id, access.is_manager)
+    try:
+        services.announcement_set(club=club, by=request.user, text=request.POST.get("announcement", ""))
+    except ValidationError as exc:
+        flash_error(request, exc)
+    else:
+        messages.success(request, _("The announcement is saved."))
+    return redirect(reverse("clubs:detail", args=[club.pk]) + "#announcement")

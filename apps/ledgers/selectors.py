@@ -205,6 +205,22 @@ def leaderboard(*, club, period: str, now: datetime | None = None) -> list[Board
     ]
 
 
+@dataclass(frozen=True)
+class PeriodStats:
+    """One member's results in a club over a leaderboard period (the buckets the board sums)."""
+
+    points: int = 0
+    hands: int = 0
+    wins: int = 0
+
+
+def member_period_stats(*, club, user_id: int, period: str = Period.MONTH, now: datetime | None = None) -> PeriodStats:
+    """A member's line of a period's leaderboard (the player card's record): one query."""
+    row = (_period_buckets(club=club, period=period, now=now).filter(user_id=user_id)
+           .aggregate(points=Sum("points"), hands=Sum("hands"), wins=Sum("wins")))
+    return PeriodStats(points=row["points"] or 0, hands=row["hands"] or 0, wins=row["wins"] or 0)
+
+
 # The points chart: per hand while the plotted players have at most this many hands in the period,
 # else one point per day (the last hand of the day), and per month for an all-time board older
 # than CHART_DAYS days. Either way a bounded number of rows, whatever the history.

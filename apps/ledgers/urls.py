@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import views
+from . import views, views_card
 
 app_name = "ledgers"
 
@@ -10,4 +10,5 @@ urlpatterns = [
     path("<int:club_id>/members/<int:user_id>/", views.member_ledger, name="member"),
     path("<int:club_id>/adjust/", views.adjust, name="adjust"),
     path("<int:club_id>/leaderboard/", views.leaderboard, name="leaderboard"),
+    path("tables/<int:table_id>/seats/<str:seat>/card/", views_card.seat_card, name="seat_card"),
 ]

@@ -7,8 +7,10 @@ nothing in them may reach a socket except through the engine's ``view``/``for_vi
 
 from __future__ import annotations
 
+import secrets
+
 from django.conf import settings
-from django.db import models
+from django.db import IntegrityError, models, transaction
 from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
@@ -62,6 +64,23 @@ def table_group(table_id: int) -> str:
     return f"table.{table_id}"
 
 
+# 桌号: six digits a player reads out or pastes to reach a table; unique among the tables not yet
+# ended (a DB constraint), so an ended table's number may come back on a later table.
+TABLE_CODE_LENGTH = 6
+TABLE_CODE_CONSTRAINT = "tables_code_unique_open"
+_CODE_TRIES = 8
+
+
+def new_table_code() -> str:
+    """A random 桌号 (no leading zero, so it reads and types the same everywhere).
+
+    >>> len(new_table_code()), new_table_code()[0] != "0"
+    (6, True)
+    """
+    low = 10 ** (TABLE_CODE_LENGTH - 1)
+    return str(low + secrets.randbelow(9 * low))
+
+
 class Table(RuleSnapshot):
     """A table's rules are a snapshot of its template at opening (``RuleSnapshot``)."""
 
@@ -108,6 +127,7 @@ class Table(RuleSnapshot):
     rematch_of = models.OneToOneField(
         "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="rematch"
     )
+    code = models.CharField(_("table number"), max_length=TABLE_CODE_LENGTH, default=new_table_code)
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -124,6 +144,9 @@ class Table(RuleSnapshot):
             ),
             models.CheckConstraint(condition=Q(hands_played__lte=models.F("hands_per_session")),
                                    name="tables_hands_played_lte_session"),
+            # A 桌号 names one table among those not yet ended (and serves the lookup by number).
+            models.UniqueConstraint(fields=["code"], condition=Q(status__in=["waiting", "playing"]),
+                                    name=TABLE_CODE_CONSTRAINT),
         ]
         # A club page's table list (tables.selectors.club_tables): the open ones, the last closed ones.
         indexes = [
@@ -138,6 +161,23 @@ class Table(RuleSnapshot):
 
     def __str__(self) -> str:
         return f"{self.name} #{self.pk}"
+
+    def save(self, *args, **kwargs) -> None:
+        """A new table whose random 桌号 is already taken by an open table draws another (in a
+        savepoint, so the caller's transaction goes on); anything else is raised as ever."""
+        if not self._state.adding or self.pk is not None:
+            return super().save(*args, **kwargs)
+        for attempt in range(_CODE_TRIES):
+            try:
+                with transaction.atomic():
+                    return super().save(*args, **kwargs)
+            except IntegrityError as exc:
+                text = str(exc)
+                if attempt == _CODE_TRIES - 1 or (TABLE_CODE_CONSTRAINT not in text
+                                                   and "tables_table.code" not in text):
+                    raise
+                self.code = new_table_code()
+        return None
 
     @property
     def group_name(self) -> str:
@@ -192,6 +232,8 @@ class Seat(models.Model):
                 condition=Q(user__isnull=True) | Q(bot=""), name="tables_seat_user_or_bot"
             ),
         ]
+        # A player's 战绩 (read/record.py): his seats by table, newest first, a keyset page each.
+        indexes = [models.Index(fields=["user", "table"], name="tables_seat_user_table")]
 
     @property
     def taken(self) -> bool:

@@ -1,11 +1,14 @@
 from django.urls import path
 
-from apps.tables import views
+from apps.tables import views, views_record
 
 app_name = "tables"
 
 urlpatterns = [
     path("<int:table_id>/", views.table_detail, name="detail"),
+    path("number/", views.table_by_number, name="by_number"),
+    path("record/", views_record.my_record, name="record"),
+    path("record/club/<int:club_id>/member/<int:user_id>/", views_record.member_record, name="member_record"),
     path("club/<int:club_id>/open/", views.table_open, name="open"),
     path("<int:table_id>/join/", views.table_verb, {"verb": "join"}, name="join"),
     path("<int:table_id>/leave/", views.table_verb, {"verb": "leave"}, name="leave"),

@@ -8,8 +8,9 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_GET, require_POST
 
 from apps.accounts.services import address_seen, client_ip
 from apps.clubs.access import member_access
@@ -17,6 +18,7 @@ from apps.clubs.models import RuleTemplate
 from apps.clubs.rules_text import describe_table
 from apps.tables.i18n import table_strings
 from apps.tables.models import BotLevel, Table
+from apps.tables.read.codes import TableCodeRefused, table_by_code
 from apps.tables.read.selectors import access_for
 from apps.tables.signals import table_page
 from apps.tables.transaction.context import TableError
@@ -142,3 +144,23 @@ def table_rematch(request: HttpRequest, table_id: int) -> HttpResponse:
         return redirect("tables:detail", table_id=table_id)
     url = reverse("tables:detail", args=[table.pk])
     return JsonResponse({"url": url}) if wants_json else redirect(url)
+
+
+@login_required
+@require_GET
+def table_by_number(request: HttpRequest) -> HttpResponse:
+    """The 输入桌号 box (GET ?code=&next=): the table's page, or back to the box's page (``next``,
+    this site's only) with the refusal said; nothing else changes."""
+    try:
+        table = table_by_code(user=request.user, raw=request.GET.get("code", ""))
+    except TableCodeRefused as exc:
+        messages.error(request, exc.message)
+        back = request.GET.get("next", "")
+        if not url_has_allowed_host_and_scheme(back, allowed_hosts={request.get_host()},
+                                               require_https=request.is_secure()):
+            back = reverse("home")
+        response = redirect(back)
+        if exc.retry_after:
+            response["Retry-After"] = str(exc.retry_after)
+        return response
+    return redirect("tables:detail", table_id=table.pk)

@@ -215,6 +215,7 @@ def world(make_user, make_club, client):
 
     # Club management: invites, join requests, roles, bans, templates.
     invite = clubs.invite_create(club=club, by=owner, valid_hours=48, max_uses=5)
+    clubs.announcement_set(club=club, by=owner, text="今晚八点开赛")  # the 公告 (issue #47)
     newcomer, refused, banned = (make_user(f"lang_n{i}", display_name=n) for i, n in enumerate(["新人", "过客", "捣乱"]))
     clubs.join_request_approve(join_request=clubs.join_request_create(invite=invite, user=newcomer), by=owner)
     clubs.join_request_reject(join_request=clubs.join_request_create(invite=invite, user=refused), by=admin)
