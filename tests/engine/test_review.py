@@ -200,7 +200,7 @@ def test_the_cli_prints_the_contract_shape(tmp_path) -> None:
 
 
 def test_an_export_reviews_like_its_record() -> None:
-    from tests.engine.test_export_verify import make_doc
+    from tests.engine.exports import make_doc
 
     doc = make_doc("chenzhou", 2)
     from_export = load(doc)
