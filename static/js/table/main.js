@@ -155,6 +155,7 @@ function learnedDiscard() {
 
 const LINE_MS = 6000;
 const lines = [];  // [{text, kind, until}] the newest last
+const happenedBox = $("happened");  // (kept: each render moves it back into the centre)
 function say(items, ms = LINE_MS) {
   const until = Date.now() + ms;
   for (const it of items) lines.push({ ...it, until });
@@ -164,7 +165,7 @@ function say(items, ms = LINE_MS) {
 function showLines() {
   const now = Date.now();
   while (lines.length && lines[0].until <= now) lines.shift();
-  const box = $("happened");
+  const box = happenedBox;
   const key = lines.map((l) => l.text).join("\n");
   if (box.dataset.key === key) return;
   box.dataset.key = key;
@@ -197,6 +198,7 @@ function render() {
   $("felt").dataset.watching = state.me === null || state.me === undefined ? "1" : "";
   renderOpponents($("opponents"), state, t);
   renderCenter($("center"), state, t);
+  $("center").append(happenedBox);  // (the lines of what just happened: under the banner)
   renderMine($("mine"), state, t, ui);
   renderActions($("actions"), state, t, api);
   renderChiChooser($("chi-chooser"), ui.chi, t, api);
