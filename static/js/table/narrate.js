@@ -3,7 +3,7 @@
 // the page was away (from the state it knew and the fresh one). Only what the viewer may see is
 // named: a hidden 偎 card comes as null and is said as "a card"; no other seat's hand is read.
 import { fmt } from "../common/text.js";
-import { parseCard } from "./cards.js";
+import { cardText, parseCard } from "./cards.js";
 import { seatPlaces } from "./board.js";
 
 const zh = () => (document.documentElement.lang || "zh").toLowerCase().startsWith("zh");
@@ -87,12 +87,16 @@ export function awayLines(before, after, t) {
     const oldGroups = (bv.groups && bv.groups[seat]) || [];
     const newGroups = (av.groups && av.groups[seat]) || [];
     const laid = [];
+    const chi = [];
     newGroups.slice(oldGroups.length).forEach((g) => {
       const card = g.cards.find((c) => c) || null;
       laid.push(...g.cards.filter((c) => c));
-      out.push(fmt(g.kind === "wei" && !card ? t.evWeiHidden : t[ENGINE_WORDS[g.kind] || (g.kind === "chou_wei" ? "evChouWei" : "evWei")] || t.evWei,
-        { who, card: cardName(card, t) }));
+      // A 吃 lays its sentence (and any 比) without saying which card was taken: said as its cards.
+      if (g.kind === "chi") { chi.push(g.cards.map((c) => cardText(c)).join("")); return; }
+      const key = g.kind === "wei" && !card ? "evWeiHidden" : g.kind === "chou_wei" ? "evChouWei" : ENGINE_WORDS[g.kind] || "evWei";
+      out.push(fmt(t[key], { who, card: cardName(card, t) }));
     });
+    if (chi.length) out.push(fmt(t.evChi, { who, card: chi.join(" ") }));
     // Groups that grew (偎 -> 提, 碰 -> 跑): the same place, a new kind.
     oldGroups.forEach((g, i) => {
       const now = newGroups[i];
