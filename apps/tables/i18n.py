@@ -132,7 +132,7 @@ def table_strings() -> dict:
         "seatReady": _("is ready"),
         "seatNotReady": _("not ready"),
         "allReady": _("Everyone is ready: the hand starts now"),
-        "waitingReady": _("Waiting for %(names)s to get ready"),
+        "waitingReady": _("Waiting for %(names)s to get ready"), "youInLine": _("you"),
         "yourOptions": _("You may %(list)s"),
         "orList": _("%(some)s or %(last)s"),
         "backOnline": _("Reconnected"),

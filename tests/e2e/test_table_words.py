@@ -232,3 +232,24 @@ def test_losing_the_network_says_so_and_coming_back_says_what_happened(server, b
     shot(page, "back_online_portrait")
     page.wait_for_selector("#conn", state="hidden", timeout=6000)
     page.context.close()
+
+
+def test_in_english_the_same_moments_are_said_in_english(server, browser):
+    page = sign_in(browser, server["url"], "tw_p4", has_touch=False)
+    page.context.add_cookies([{"name": "django_language", "value": "en", "url": server["url"]}])
+    open_table(page, server, SLOW, ready=False)
+    assert page.text_content("#waiting .waiting-line") == "Waiting for you to get ready"
+    assert sorted(page.locator("#waiting .seat-list .badge").all_text_contents()) == ["is ready", "is ready", "not ready"]
+    page.click("#waiting .act-ready")
+    until_my_discard(page)
+    assert page.text_content(".action-bar .discard-hint") == "Tap a card to raise it, then tap it again or press Discard"
+    card = page.locator(".my-hand .card.playable").last
+    name = card.get_attribute("data-card")
+    card.click()
+    page.click(".action-bar .act-discard")
+    words = f"{'big' if name[0] == 'b' else 'small'} {int(name[1:])}"
+    page.wait_for_function("(want) => document.querySelector('#happened').textContent.includes(want)",
+                           arg=f"You discarded {words}")
+    assert not re.search(r"[\u4e00-\u9fff]", happened(page)), happened(page)
+    shot(page, "event_lines_english_portrait")
+    page.context.close()

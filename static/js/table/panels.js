@@ -89,7 +89,7 @@ export function readyLine(state, t) {
   const waiting = state.seats.filter((s) => !s.ready);
   if (!waiting.length) return t.allReady;
   const me = state.me !== null && state.me !== undefined ? state.me : -1;
-  const names = waiting.sort((a, b) => (b.index === me) - (a.index === me)).map((s) => (s.index === me ? t.you : s.name));
+  const names = waiting.sort((a, b) => (b.index === me) - (a.index === me)).map((s) => (s.index === me ? t.youInLine : s.name));
   return fmt(t.waitingReady, { names: names.join("、") });
 }
 
