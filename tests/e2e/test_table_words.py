@@ -144,6 +144,10 @@ def test_my_turn_says_how_to_discard_and_the_discard_button_plays_the_raised_car
     page.set_viewport_size({"width": 844, "height": 390})
     page.wait_for_timeout(300)
     shot(page, "discard_button_landscape")
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.wait_for_timeout(300)
+    assert page.locator(".action-bar .act-discard").is_visible()
+    shot(page, "discard_button_desktop")
     page.context.close()
 
 
