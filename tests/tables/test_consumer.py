@@ -202,3 +202,28 @@ async def test_a_lost_update_is_caught_up_by_the_watch(full_table, players, sett
     assert state["state"]["seats"][1]["ready"] is True
     assert await sock.receive_nothing(timeout=0.6)  # caught up: no further resyncs
     await sock.disconnect()
+
+
+@MEMORY
+async def test_a_ping_is_answered_pong_without_touching_the_table(full_table, players):
+    """Issue #46: the page's heartbeat. A ``ping`` is answered ``pong`` with the socket's seq; nothing
+    is logged, no update goes to anyone; over its limit it is refused like any other message."""
+    from apps.tables.live import limits
+
+    sock = await connect(players[0], full_table.pk)
+    other = await connect(players[1], full_table.pk)
+    await drain(sock)
+    await drain(other)
+    before = await sync_to_async(TableEvent.objects.filter(table_id=full_table.pk).count)()
+    await send(sock, {"type": "ping"})
+    pong = await wait_for(sock, lambda m: m["type"] in ("pong", "error"))
+    assert pong["type"] == "pong" and isinstance(pong["seq"], int), pong
+    assert await drain(other) == []
+    assert await sync_to_async(TableEvent.objects.filter(table_id=full_table.pk).count)() == before
+    replies = []
+    for _ in range(limits.LIMITS["ping"][0] + 2):
+        await send(sock, {"type": "ping"})
+        replies.append(await wait_for(sock, lambda m: m["type"] in ("pong", "error")))
+    assert replies[-1]["type"] == "error" and replies[-1]["code"] == "rate_limited"
+    await sock.disconnect()
+    await other.disconnect()

@@ -1,8 +1,8 @@
 """The table socket: authenticate, join the table here (hub.py), dispatch to services, forward updates.
 
 Client -> server: ``act`` (with the last ``seq`` seen), ``resync``, ``ready``, ``piao``, ``dissolve``,
-``tuoguan``. Server -> client: ``state`` (the whole view), ``update`` (events + view), ``error``,
-``ack``; every message carries ``seq``, the viewer's own update number (``outbox.view_seq``). A
+``tuoguan``, ``ping`` (the page's heartbeat). Server -> client: ``state`` (the whole view), ``update``
+(events + view), ``error``, ``ack``, ``pong``; every message carries ``seq``, the viewer's own update number (``outbox.view_seq``). A
 group message holds one redacted copy per viewer that saw something; the process's hub hands it to
 each of its sockets at the table (``deliver``), which forwards only its own viewer's copy.
 
@@ -358,6 +358,9 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
             return
         sends: list = []
         try:
+            if kind == "ping":  # the page's heartbeat: no database, no lock, just a sign of life
+                await self.send_json({"type": "pong", "seq": self.seq})
+                return
             if kind == "resync":
                 await self._send_state()
             elif kind == "act":

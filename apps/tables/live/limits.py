@@ -27,6 +27,7 @@ LIMITS: dict[str, tuple[int, float]] = {
     "piao": (5, 1.0),
     "dissolve": (5, 1.0),
     "tuoguan": (5, 1.0),
+    "ping": (5, 1.0),  # the page's heartbeat (one every few seconds while nothing else comes)
     "other": (10, 1.0),  # unknown types, bad JSON, too large, a bad id
 }
 MAX_SOCKETS_PER_USER = 4

@@ -33,6 +33,9 @@ def seat_state(seat: Seat, *, show_piao: bool) -> dict[str, Any]:
         "bot": seat.bot,
         "online": seat.online or bool(seat.bot),
         "tuoguan": seat.tuoguan,
+        # time-outs in a row on the seat's turn (public: everyone saw the card played for it; a
+        # claim window's time-out is not counted, RULES.md §11.6): the page marks 超时自动出牌
+        "timeouts": seat.timeouts,
         "ready": seat.ready,
         "piao": seat.piao if show_piao else None,
         "piao_chosen": seat.piao is not None,

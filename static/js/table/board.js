@@ -98,6 +98,7 @@ function seatBadges(seat, state, t) {
     if (state.status === "waiting") box.append(h("span", "badge waiting-join", t.waitingJoin));
   } else if (!seat.online && state.stage !== "over") box.append(h("span", "badge offline", t.offline));
   if (seat.tuoguan) box.append(h("span", "badge tuoguan", t.tuoguan));
+  else if (seat.timeouts > 0 && state.status === "playing") box.append(h("span", "badge timed-out", t.timedOut));
   if (seat.piao !== null && seat.piao !== undefined && state.piao_choices.length) box.append(h("span", "badge piao", `${t.piao} ${seat.piao}`));
   return box;
 }
@@ -129,6 +130,14 @@ function activeSeat(state) {
   if (turn !== null && turn !== undefined) return turn;
   if (seated(state) && decisions(hand).length) return state.me;
   return null;
+}
+
+/** My options on the shown card in words: 你可以 吃、碰 或 过. */
+function optionsWords(legal, t) {
+  const kinds = ["hu", "pao", "peng", "chi", "pass"].filter((k) => legal.some((a) => a.type === k)).map((k) => t[k]);
+  if (!kinds.length) return t.yourChoice;
+  const last = kinds.pop();
+  return fmt(t.yourOptions, { list: kinds.length ? fmt(t.orList, { some: kinds.join("、"), last }) : last });
 }
 
 /** What lies by the stock with the room options (RULES.md §3.8, §9.6): the shown last card (底牌明示),
@@ -228,7 +237,7 @@ export function renderCenter(root, state, t) {
     const turn = discardTurn(hand);
     if (turn === state.me && seated(state)) banner = t.yourTurn;
     else if (turn !== null && turn !== undefined) banner = fmt(t.turnOf, { name: state.seats[turn].name });
-    else banner = decisions(hand).length ? t.yourChoice : t.claimsOpen;
+    else banner = decisions(hand).length ? optionsWords(decisions(hand), t) : t.claimsOpen;
     const b = h("div", "banner");
     b.append(h("span", "banner-text", banner), ring());
     root.append(b);

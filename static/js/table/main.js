@@ -4,6 +4,7 @@ import { $, jsonScript } from "../common/dom.js";
 import { fmt } from "../common/text.js";
 import { legalActions, renderCenter, renderMine, renderOpponents, saveArrangement, updateRing } from "./board.js";
 import { moveCard } from "./cards.js";
+import { awayLines, eventLines } from "./narrate.js";
 import { renderActions, renderChiChooser, renderDissolve, renderOver, renderPiao, renderSettlement, renderWaiting } from "./panels.js";
 import { TableSocket } from "./socket.js";
 
@@ -14,12 +15,13 @@ let state = null;
 let drag = null;  // the card being dragged in my hand: render waits until it is dropped
 let renderPending = false;
 let socket = null;  // (the TableSocket, made at the end: its callbacks run from its constructor)
-const ui = { selected: null, chi: null, columns: [], onCard, bindCard };
+const ui = { selected: null, chi: null, columns: [], onCard, bindCard, hint: false };
 
 const api = {
   /** A move (discard, 吃/碰/胡/过, 逃跑): into the outbox, stamped with the seq of the view it was
    * made on; ``key`` is the tapped card of my hand (its pending mark). */
   act(action, key = null) {
+    if (action.type === "discard") learnedDiscard();
     ui.selected = null;
     ui.chi = null;
     if (socket.actInFlight()) { render(); return; }  // one move at a time: the last is on its way
@@ -34,6 +36,19 @@ const api = {
     socket.post(message, { mark: markFor(message), check });
   },
   dissolve: () => confirmDissolve(),
+  get hint() { return ui.hint; },
+  /** The raised card of my hand when it may be discarded now: ``{name, key}``, or null. */
+  raised() {
+    if (!ui.selected || !state) return null;
+    const el = document.querySelector(`.my-hand .card[data-key="${ui.selected}"]`);
+    const name = el && el.dataset.card;
+    return name && legalActions(state.hand).some((a) => a.type === "discard" && a.card === name) ? { name, key: ui.selected } : null;
+  },
+  /** 出牌: the raised card goes. */
+  discardRaised() {
+    const card = api.raised();
+    if (card) api.act({ type: "discard", card: card.name }, card.key);
+  },
   chooseChi(options) { ui.chi = options; render(); },
   async post(url) {
     const res = await postJson(url);
@@ -127,6 +142,39 @@ function dropTarget(x, y) {
   return { kind: "none" };
 }
 
+// The first-time hint (how to discard) shows until the player has discarded once on this device.
+const HINT_KEY = "paohuzi:discard-learned";
+ui.hint = localStorage.getItem(HINT_KEY) !== "1";
+function learnedDiscard() {
+  if (!ui.hint) return;
+  ui.hint = false;
+  try { localStorage.setItem(HINT_KEY, "1"); } catch { /* private mode */ }
+}
+
+// --- what just happened: a line per public event of each update, a note after a reconnect ------
+
+const LINE_MS = 6000;
+const lines = [];  // [{text, kind, until}] the newest last
+const happenedBox = $("happened");  // (kept: each render moves it back into the centre)
+function say(items, ms = LINE_MS) {
+  const until = Date.now() + ms;
+  for (const it of items) lines.push({ ...it, until });
+  while (lines.length > 3) lines.shift();
+  showLines();
+}
+function showLines() {
+  const now = Date.now();
+  while (lines.length && lines[0].until <= now) lines.shift();
+  const box = happenedBox;
+  const key = lines.map((l) => l.text).join("\n");
+  if (box.dataset.key === key) return;
+  box.dataset.key = key;
+  box.replaceChildren(...lines.map((l) => Object.assign(document.createElement("div"), {
+    className: `line ev-${l.kind || "note"}`, textContent: l.text })));
+  box.hidden = !lines.length;
+}
+let awayFrom = null;  // the state the page had when its socket went down (null: connected)
+
 function showError(message, ms = 3000) {
   const box = $("toast");
   box.textContent = message;
@@ -150,6 +198,7 @@ function render() {
   $("felt").dataset.watching = state.me === null || state.me === undefined ? "1" : "";
   renderOpponents($("opponents"), state, t);
   renderCenter($("center"), state, t);
+  $("center").append(happenedBox);  // (the lines of what just happened: under the banner)
   renderMine($("mine"), state, t, ui);
   renderActions($("actions"), state, t, api);
   renderChiChooser($("chi-chooser"), ui.chi, t, api);
@@ -374,6 +423,7 @@ function notSentWords(ev) {
  * other pages). */
 function showConnection(status, code) {
   const el = $("conn");
+  const prev = el.dataset.status;
   el.dataset.status = status;
   el.classList.toggle("refused", status === "refused");
   el.replaceChildren();
@@ -390,7 +440,15 @@ function showConnection(status, code) {
   } else {
     el.textContent = { open: t.connected, connecting: t.connecting, offline: t.offlineRetry, busy: t.serverBusy }[status] || t.reconnecting;
   }
-  el.hidden = status === "open";
+  // Back after a break: 已重新连接 for a moment (the first connection says nothing).
+  const back = status === "open" && ["reconnecting", "offline", "busy"].includes(prev);
+  clearTimeout(showConnection.timer);
+  el.classList.toggle("back", back);
+  if (back) {
+    el.textContent = t.backOnline;
+    showConnection.timer = setTimeout(() => { if (el.dataset.status === "open") el.hidden = true; }, 3000);
+  }
+  el.hidden = status === "open" && !back;
 }
 
 // --- sound: short WebAudio beeps for my turn and my claim options, with a mute switch -------------
@@ -442,16 +500,27 @@ muteBtn.addEventListener("click", () => {
 showMute();
 
 socket = new TableSocket(cfg.wsPath, {
-  onState(next) {
+  onState(next, events = [], { fresh = false } = {}) {
     nameBots(next);
     const legalChanged = !state || JSON.stringify(legalActions(state.hand)) !== JSON.stringify(legalActions(next.hand));
     if (legalChanged) { ui.selected = null; ui.chi = null; }
     cue(state, next);
+    if (fresh && awayFrom) {
+      const away = awayLines(awayFrom, next, t);
+      say([{ kind: "away", text: away.length ? `${t.awayTitle}${away.join("；")}` : t.awayNothing }], 12000);
+      awayFrom = null;
+    }
     state = next;
     render();
+    const said = eventLines(events, next, t);
+    if (said.length) say(said);
   },
   onError(msg) { showError(t[`error_${msg.code}`] || t.error_generic); },
-  onStatus: showConnection,
+  onStatus(status, code) {
+    const wasOpen = $("conn").dataset.status === "open";
+    if (status !== "open" && wasOpen && state && !awayFrom) awayFrom = state;
+    showConnection(status, code);
+  },
   onOutbox(entries, ev) {
     if (ev && !ev.ok) showError(notSentWords(ev), 6000);
     showOutbox(entries);
@@ -470,6 +539,7 @@ function tick() {
     if (el.textContent !== left) el.textContent = left;
   });
   if (renderPending && !drag) render();
+  if (lines.length && lines[0].until <= now) showLines();
   requestAnimationFrame(tick);
 }
 requestAnimationFrame(tick);

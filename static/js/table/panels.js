@@ -11,10 +11,19 @@ function button(text, cls, onClick) {
   return b;
 }
 
-/** Buttons for exactly the legal claim actions (discards are taps on the hand). */
+/** Buttons for exactly the legal claim actions; on my turn to discard, 出牌 (the raised card goes:
+ * a tap on a card raises it) and, until the player has discarded once, how to do it. */
 export function renderActions(root, state, t, api) {
   root.replaceChildren();
   const legal = legalActions(state.hand);
+  if (legal.some((a) => a.type === "discard")) {
+    if (api.hint) root.append(h("p", "discard-hint", t.discardHint));
+    const raised = api.raised();
+    const b = button(t.discard, "btn-primary act act-discard", () => api.discardRaised());
+    b.disabled = !raised;
+    b.title = raised ? "" : t.raiseFirst;
+    root.append(b);
+  }
   const chis = legal.filter((a) => a.type === "chi");
   const order = ["hu", "peng", "chi", "pass"];
   for (const type of order) {
@@ -53,12 +62,12 @@ export function renderWaiting(root, state, t, api, cfg) {
   root.replaceChildren();
   if (state.stage !== "seating") { root.hidden = true; return; }
   root.hidden = false;
-  root.append(h("h2", "", state.name), h("p", "muted", t.waitingPlayers));
+  root.append(h("h2", "", state.name), h("p", "muted waiting-line", readyLine(state, t)));
   const list = h("ul", "seat-list");
   state.seats.forEach((s) => {
     const li = h("li", s.ready ? "ready" : "");
     li.append(h("span", "", s.name || t.emptySeat));
-    if (s.user_id || s.bot) li.append(h("span", "badge", s.ready ? t.readyDone : "…"));
+    if (s.user_id || s.bot) li.append(h("span", `badge ${s.ready ? "is-ready" : "not-ready"}`, s.ready ? t.seatReady : t.seatNotReady));
     list.append(li);
   });
   root.append(list);
@@ -71,6 +80,17 @@ export function renderWaiting(root, state, t, api, cfg) {
   if (mine && state.created_by !== cfg.userId) bar.append(button(t.leave, "", () => api.post(cfg.urls.leave)));
   if (mine && state.created_by === cfg.userId) bar.append(button(t.dissolveTable, "btn-danger act-dissolve", () => api.dissolve()));
   root.append(bar);
+}
+
+/** Who the table waits for, in words: seats still empty (等待玩家入座), else the players not ready
+ * yet (你 first), else that the hand is about to start. */
+export function readyLine(state, t) {
+  if (state.seats.some((s) => !s.user_id && !s.bot)) return t.waitingPlayers;
+  const waiting = state.seats.filter((s) => !s.ready);
+  if (!waiting.length) return t.allReady;
+  const me = state.me !== null && state.me !== undefined ? state.me : -1;
+  const names = waiting.sort((a, b) => (b.index === me) - (a.index === me)).map((s) => (s.index === me ? t.youInLine : s.name));
+  return fmt(t.waitingReady, { names: names.join("、") });
 }
 
 export function renderPiao(root, state, t, api) {
@@ -165,6 +185,7 @@ export function renderSettlement(root, state, t, api, cfg) {
   root.append(proof);
   const bar = h("div", "actions");
   const mine = state.me !== null && state.me !== undefined ? state.seats[state.me] : null;
+  if (!over && api.send) root.append(h("p", "muted ready-line", readyLine(state, t)));
   if (!over && mine) bar.append(button(mine.ready ? t.readyDone : t.nextHand, "btn-primary act-ready", () => api.send({ type: "ready" })));
   if (over) bar.append(backLink(t, cfg));
   // The hand's replay (apps/replays), once it has ended: cfg.replayUrl has a %(number)s slot.

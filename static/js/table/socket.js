@@ -26,6 +26,10 @@ const ACK_WAIT_MS = 8000;    // a sent entry with no ack for this long: the sock
 const NO_ACK_DONE_MS = 3000; // a server that sends no acks: a sent entry no error came for is done
 const ASLEEP_MS = 20000;     // a page hidden this long (a locked phone) may hold a dead socket ...
 const PROBE_MS = 5000;       // ... so it asks for a fresh state, and reconnects if none comes in time
+// The heartbeat: a socket that heard nothing for PING_IDLE_MS sends a ping; no answer (a pong, or
+// anything) within PING_WAIT_MS and it is dead (a lost TCP connection can look open for minutes).
+const PING_IDLE_MS = 4000;
+const PING_WAIT_MS = 1500;
 
 export class TableSocket {
   constructor(path, { onState, onError, onStatus, onOutbox }) {
@@ -48,6 +52,8 @@ export class TableSocket {
     this.lastState = null;
     this.hiddenAt = 0;      // when the page was hidden (0: shown)
     this.probeAt = 0;       // when a fresh state was asked to test the socket (0: no test running)
+    this.heardAt = 0;       // when the socket last heard anything
+    this.pingAt = 0;        // when the heartbeat's ping went (0: none waiting)
     addEventListener("offline", () => this.drop());
     addEventListener("online", () => this.reconnectNow());
     document.addEventListener("visibilitychange", () => this.visibility());
@@ -66,6 +72,7 @@ export class TableSocket {
     this.ws = ws;
     this.live = false;
     this.probeAt = 0;
+    this.pingAt = 0;
     this.status();
     ws.onmessage = (ev) => { if (this.ws === ws) this.receive(JSON.parse(ev.data)); };
     ws.onclose = (ev) => { if (this.ws === ws) this.closed(ev.code); };
@@ -138,6 +145,9 @@ export class TableSocket {
 
   receive(msg) {
     this.probeAt = 0;  // (anything heard: the socket lives)
+    this.pingAt = 0;
+    this.heardAt = Date.now();
+    if (msg.type === "pong") return;
     if (msg.type === "state") {
       this.seq = msg.seq;
       const fresh = !this.live;
@@ -146,7 +156,7 @@ export class TableSocket {
       this.busy = false;
       this.retry = 0;
       this.lastState = msg.state;
-      this.onState(msg.state, []);
+      this.onState(msg.state, [], { fresh });
       this.settleByUpdate(msg.seq);
       if (fresh) this.status();
       this.flush();
@@ -275,6 +285,15 @@ export class TableSocket {
       this.probeAt = 0;
       this.drop();
       return;
+    }
+    if (this.pingAt && now - this.pingAt > PING_WAIT_MS) {
+      this.pingAt = 0;
+      this.drop();
+      return;
+    }
+    if (this.live && !this.pingAt && now - this.heardAt > PING_IDLE_MS && !document.hidden) {
+      this.pingAt = now;
+      this.send({ type: "ping" });
     }
     for (const e of [...this.outbox]) {
       if (e.state === "queued" && now - e.made > GIVE_UP_MS) this.fail(e, { drop: "gaveUp" });
