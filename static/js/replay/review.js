@@ -103,11 +103,11 @@ if (box && app && $("review-strings")) {
     root.append(head);
     const agrees = same(d.chosen, d.best) || d.loss === 0;
     const chosenLine = h("p", "review-line review-chosen");
-    chosenLine.append(h("span", "review-label", `${w.chosen}:`), actionEl(d.chosen));
+    chosenLine.append(h("span", "review-label", w.chosen), actionEl(d.chosen));
     root.append(chosenLine);
     if (!same(d.chosen, d.best)) {
       const bestLine = h("p", "review-line review-best");
-      bestLine.append(h("span", "review-label", `${w.preferred}:`), actionEl(d.best));
+      bestLine.append(h("span", "review-label", w.preferred), actionEl(d.best));
       root.append(bestLine);
     }
     const verdict = h("p", `review-verdict${d.mistake ? " bad" : agrees ? " ok" : ""}`);
