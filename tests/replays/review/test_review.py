@@ -300,3 +300,29 @@ def test_the_review_words_are_chinese_first_and_english_through_i18n():
     assert en["mistakeCost"] % {"loss": "2.50"} == "Mistake: costs 2.50 points"
     untranslated = [k for k in zh if zh[k] == en[k]]
     assert untranslated == []
+
+
+def test_a_dissolved_hand_is_refused_clearly_and_nothing_is_stored(world, client, enqueued):
+    from apps.tables.models import Hand
+
+    Hand.objects.filter(pk=world.hand.pk).update(status="dissolved")
+    client.force_login(world.players[0])
+    response = ask(client, world.hand)
+    assert response.status_code == 400 and response.json()["error"] == "not_finished"
+    assert HandReview.objects.count() == 0 and enqueued == []
+
+
+def test_a_seats_review_holds_only_that_seats_decisions(world, client, django_capture_on_commit_callbacks):
+    """What a manager reads for seat 2 is seat 2's decisions, weighed from seat 2's view only."""
+    client.force_login(world.admin)
+    with django_capture_on_commit_callbacks(execute=True):
+        ask(client, world.hand, 2)
+    body = state(client, world.hand, 2).json()
+    assert body["status"] == "done"
+    decisions = body["review"]["decisions"]
+    assert decisions and {d["seat"] for d in decisions} == {2}
+    # The seat's own player reads the same stored review; the other players get 404 for it.
+    client.force_login(world.players[2])
+    assert state(client, world.hand).json() == body
+    client.force_login(world.players[0])
+    assert state(client, world.hand, 2).status_code == 404
