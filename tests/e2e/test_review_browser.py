@@ -153,3 +153,30 @@ def test_the_other_player_sees_only_his_own_seat_and_the_profile_trend(server, b
         assert_fits(page)
         page.locator("#review-trend").screenshot(path=str(SHOTS / f"trend_{name}.png"))
         page.context.close()
+
+
+def test_an_admin_reviews_another_seat(server, browser):
+    """A club admin who did not play chooses the seat: the review of 小李's seat, with 小李 at the bottom."""
+    base, hand = server["url"], server["hand"]
+    page = sign_in(browser, base, "rv_admin")
+    page.goto(f"{base}/replays/hands/{hand}/")
+    page.wait_for_selector("#review-seat")
+    page.select_option("#review-seat", "1")
+    page.wait_for_selector("#review[data-status=none]")
+    page.click("#review-ask")
+    page.wait_for_selector("#review[data-status=done]", timeout=60000)
+    review = page.request.get(f"{base}/replays/hands/{hand}/review.json?seat=1").json()
+    assert review["seat"] == 1 and {d["seat"] for d in review["review"]["decisions"]} == {1}
+    assert page.input_value("#bottom-seat") == "1"
+    assert page.inner_text("#review-summary dd[data-key=decisions]") == str(review["review"]["summary"]["decisions"])
+    first = review["review"]["decisions"][0]
+    page.evaluate(f"() => window.replayApp.go({first['index']})")
+    assert page.get_attribute("#review-decision", "data-index") == str(first["index"])
+    verdict = page.inner_text("#review-decision .review-verdict")
+    if first["mistake"]:
+        assert verdict == f"失误：损失 {first['loss']:.2f} 分"
+    elif first["loss"] == 0:
+        assert verdict.startswith("与复盘一致"), verdict
+    assert_fits(page)
+    page.screenshot(path=str(SHOTS / "review_admin_phone.png"), full_page=True)
+    page.context.close()

@@ -113,7 +113,7 @@ if (box && app && $("review-strings")) {
     const verdict = h("p", `review-verdict${d.mistake ? " bad" : agrees ? " ok" : ""}`);
     verdict.dataset.loss = String(d.loss);
     verdict.textContent = d.mistake ? fmt(w.mistakeCost, { loss: num(d.loss) })
-      : d.loss > 0 ? fmt(w.smallLoss, { loss: num(d.loss) }) : w.agrees;
+      : d.loss > 0 ? fmt(w.smallLoss, { loss: num(d.loss) }) : same(d.chosen, d.best) ? w.agrees : w.tooClose;
     root.append(verdict);
     // Every candidate's expected points as a bar, scaled over the candidates' range (points can be < 0).
     const evs = d.candidates.map((c) => c.ev);

@@ -21,6 +21,7 @@ def review_strings() -> dict:
         "decisions": _("Decisions"), "meanLoss": _("Mean loss per decision"),
         "noMistake": _("No mistakes in this hand."),
         "chosen": _("Chosen:"), "preferred": _("The review prefers:"), "agrees": _("Agrees with the review"),
+        "tooClose": _("Agrees with the review: the difference is within the noise of the simulation"),
         "mistakeCost": _("Mistake: costs %(loss)s points"), "smallLoss": _("Costs %(loss)s points"),
         "ev": _("Expected points"), "decisionOf": _("Decision %(k)s of %(n)s"),
         "notDecision": _("Step to one of this seat's decisions (or jump to a mistake) to see its review."),
