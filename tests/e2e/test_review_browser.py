@@ -116,6 +116,7 @@ def test_a_player_reviews_his_hand_and_steps_to_its_mistakes(server, browser):
         page.evaluate(f"() => window.replayApp.go({elsewhere})")
         assert page.get_attribute("#review-decision", "data-index") == ""
         assert "决策处" in page.inner_text("#review-decision")
+        assert "mistake" not in (page.get_attribute("#review-decision", "class") or "")
         assert_fits(page)
         page.locator("#review").screenshot(path=str(SHOTS / f"review_{name}_panel.png"))
         page.screenshot(path=str(SHOTS / f"review_{name}_full.png"), full_page=True)

@@ -90,13 +90,13 @@ if (box && app && $("review-strings")) {
     root.hidden = false;
     const d = decisionAt(k);
     const list = decisions();
+    root.classList.toggle("mistake", Boolean(d && d.mistake));
     if (!d) {
       root.dataset.index = "";
       root.append(h("p", "muted small", w.notDecision));
       return;
     }
     root.dataset.index = String(d.index);
-    root.classList.toggle("mistake", d.mistake);
     const head = h("div", "review-head");
     head.append(h("strong", "", fmt(w.decisionOf, { k: list.indexOf(d) + 1, n: list.length })));
     head.append(h("span", "muted small", fmt(w.worlds, { n: d.worlds })));
