@@ -181,3 +181,23 @@ def test_an_admin_reviews_another_seat(server, browser):
     assert_fits(page)
     page.screenshot(path=str(SHOTS / "review_admin_phone.png"), full_page=True)
     page.context.close()
+
+
+def test_the_review_in_english(server, browser):
+    """The same panel through Django's i18n: English words, the same numbers."""
+    base, hand = server["url"], server["hand"]
+    page = sign_in(browser, base, "rv_player", size=(390, 844), locale="en-US")
+    page.goto(f"{base}/replays/hands/{hand}/")
+    page.wait_for_selector("#review:not([data-status=none]), #review-ask:enabled")
+    if page.get_attribute("#review", "data-status") == "none":
+        page.click("#review-ask")
+    page.wait_for_selector("#review[data-status=done]", timeout=60000)
+    review = stored_review(page, base, hand)
+    assert "Agreement" in page.inner_text("#review-summary")
+    page.click("#review-next-mistake")
+    first = next(d for d in review["review"]["decisions"] if d["mistake"])
+    page.wait_for_function(f"() => window.replayApp.step === {first['index']}")
+    assert page.inner_text("#review-decision .review-verdict") == f"Mistake: costs {first['loss']:.2f} points"
+    assert "Next mistake" in page.inner_text("#review-nav")
+    page.locator("#review").screenshot(path=str(SHOTS / "review_phone_english.png"))
+    page.context.close()
