@@ -60,6 +60,7 @@ LOCAL_APPS = [
     "apps.matches",
     "apps.replays",
     "apps.replays.audit",
+    "apps.replays.review",
     "apps.embedded",
 ]
 INSTALLED_APPS = DJANGO_APPS + THIRD_PARTY_APPS + LOCAL_APPS
@@ -335,6 +336,14 @@ SERVER_GC_THRESHOLD = tuple(int(x) for x in env_list("SERVER_GC_THRESHOLD", ["50
 # Retention (apps/replays/retention.py): the event rows of a table that ended more than this many
 # days ago are compacted, once a day, into one verified archive per table (13 months by default).
 TABLES_COMPACT_AFTER_DAYS = int(os.environ.get("TABLES_COMPACT_AFTER_DAYS", "395"))
+
+# 复盘 (apps/replays/review): nominal CPU milliseconds per decision of the engine's reviewer
+# (apps/engine/README.md "复盘": 80 costs about 2 s of CPU a 3-player hand). Its task runs on a queue of
+# its own, REVIEW_QUEUE, consumed by its own worker (`celery -A config worker -Q review --concurrency 1`),
+# never by the worker of the live tables' tasks; the embedded default (no REDIS_URL) runs it in-process.
+REVIEW_BUDGET_MS = float(os.environ.get("REVIEW_BUDGET_MS", "80"))
+REVIEW_QUEUE = os.environ.get("REVIEW_QUEUE", "review")
+CELERY_TASK_ROUTES = {"apps.replays.review.tasks.*": {"queue": REVIEW_QUEUE}}
 
 # One result backend object for all threads of a process (redis-py's client is thread-safe): built
 # once at startup (config/warm.py) instead of by each table thread on its first task sent.

@@ -12,6 +12,7 @@ urlpatterns = [
     path("ledgers/", include("apps.ledgers.urls")),
     path("matches/", include("apps.matches.urls")),
     path("replays/", include("apps.replays.urls")),
+    path("replays/", include("apps.replays.review.urls")),
     path("audit/", include("apps.replays.audit.urls")),
     path("i18n/", include("django.conf.urls.i18n")),
     path("admin/", admin.site.urls),

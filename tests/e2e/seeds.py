@@ -38,3 +38,29 @@ def seed_club(*, club: str, users: list, password: str, admins=(), members=(), c
     for fields in templates:
         RuleTemplate.objects.create(club=home, **fields)
     return home.pk
+
+
+def seed_played_hand(*, club_id: int, usernames: list, template: str, label: str, kind: str = "random") -> int:
+    """Open a table of the club's room ``template`` (the first username opens, the others join), deal
+    its first hand from the seed ``sha256(f"{label}:0")`` and play it to its end through the table
+    services with ``kind`` bots deciding for every seat (``random.Random(label)``): the same finished
+    hand every run. Returns the hand's id."""
+    import hashlib
+    import random
+
+    from apps.accounts.models import User
+    from apps.clubs.models import RuleTemplate
+    from apps.tables.transaction import session
+    from apps.tables.verbs import services
+    from tests.tables.helpers import play_hand_via_services, ready_all
+
+    session.new_seed = lambda: hashlib.sha256(f"{label}:0".encode()).digest()
+    users = [User.objects.get(username=u) for u in usernames]
+    room = RuleTemplate.objects.get(club_id=club_id, name=template)
+    table = services.table_open(user=users[0], template=room)
+    for user in users[1:]:
+        services.table_join(user=user, table_id=table.pk)
+    ready_all(table.pk, users)
+    hand = play_hand_via_services(table.pk, users, rng=random.Random(label), kind=kind)
+    assert hand.status == "finished", hand.status
+    return hand.pk

@@ -224,6 +224,8 @@ function render() {
   const dispute = $("dispute-link");
   if (dispute) dispute.href = `${dispute.dataset.base}?step=${k}`;
   history.replaceState(null, "", `#${k}`);
+  // The 复盘 panel (review.js) follows the step on screen.
+  $("replay-app").dispatchEvent(new CustomEvent("replay:step", { detail: { k } }));
 }
 
 function go(k) {
