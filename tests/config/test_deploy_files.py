@@ -57,7 +57,8 @@ def test_supervisord_runs_page_daphnes_at_nice_10_on_their_ports():
     assert "exec nice -n 10 " in pages
     daphne = re.search(r"\[program:daphne\](.*?)\n\[", done.stdout, re.S).group(1)
     assert "nice" not in daphne
-    assert "programs=daphne,pages,worker,beat" in done.stdout
+    assert "programs=daphne,pages,worker,review,beat" in done.stdout
+    assert "exec nice -n 15 " in re.search(r"\[program:review\](.*?)\n\[", done.stdout, re.S).group(1)
 
 
 def test_systemd_page_unit_is_the_daphne_unit_at_nice_10():
