@@ -104,4 +104,12 @@ def table_strings() -> dict:
         "error_no_table": _("This table does not exist or has been dissolved."),
         "error_illegal": _("That move is not allowed now."), "error_bad_message": _("The page sent a message the server did not understand."),
         "error_not_member": _("You are not a member of this club."),
+        # Issue #47: players on one network or close together (static/js/table/nearby.js).
+        "nearbyNetwork": _("%(a)s and %(b)s signed in from the same network recently"),
+        "nearbyM100": _("%(a)s and %(b)s are very close (within 100 m)"),
+        "nearbyKm1": _("%(a)s and %(b)s are close (within 1 km)"),
+        "nearbyTitle": _("Same network / close together"),
+        "shareLocation": _("Share location"), "locationShared": _("Location shared"),
+        "locationDenied": _("Location not available: allow it in the browser to share it."),
+        "locationHelp": _("Only the distance class between seated players is kept, never your position."),
     }

@@ -15,6 +15,7 @@ from apps.engine.play.hand import Hand as EngineHand
 from apps.engine.records.chain import seed_commitment
 from apps.engine.rules import RuleSet
 from apps.tables.models import PIAO_SECONDS, Hand, HandStatus, Stage, Table, TableStatus
+from apps.tables.read import nearby
 from apps.tables.signals import hand_finished, session_policy, table_finished
 from apps.tables.storage import rows
 from apps.tables.storage.jsontext import jsonable
@@ -211,6 +212,7 @@ def end_session(ctx: Ctx, *, reason: str) -> None:
             ctx.touch(seat)
     summary = [{"seat": s.index, "user": s.user_id, "bot": s.bot, "total": s.score, "wins": s.wins}
                for s in ctx.seats]
+    nearby.forget(table_id=table.pk)  # the distance classes live as long as the session
     ctx.event("table.end", {"reason": reason, "hands_played": table.hands_played, "summary": summary})
     table_finished.send(sender=Table, table=table, reason=reason)
 

@@ -4,6 +4,7 @@ import { $, jsonScript } from "../common/dom.js";
 import { fmt } from "../common/text.js";
 import { legalActions, renderCenter, renderMine, renderOpponents, saveArrangement, updateRing } from "./board.js";
 import { moveCard } from "./cards.js";
+import { renderNearby } from "./nearby.js";
 import { renderActions, renderChiChooser, renderDissolve, renderOver, renderPiao, renderSettlement, renderWaiting } from "./panels.js";
 import { TableSocket } from "./socket.js";
 
@@ -154,6 +155,7 @@ function render() {
   renderActions($("actions"), state, t, api);
   renderChiChooser($("chi-chooser"), ui.chi, t, api);
   renderWaiting($("waiting"), state, t, api, cfg);
+  renderNearby(state, t, cfg);
   renderPiao($("piao"), state, t, api);
   renderSettlement($("settlement"), state, t, api, cfg);
   renderOver($("over"), state, t, cfg, api);
