@@ -169,7 +169,7 @@ class RuleTemplateForm(forms.Form):
     )
     forbid_near = forms.BooleanField(
         label=_("No two players close together"), required=False,
-        help_text=_("Refuse a seat to a player who shared a location within 1 km of someone seated."),
+        help_text=_("Refuse a seat to a player who shared a location within 100 m of someone seated."),
     )
 
     def __init__(self, *args, stored_options: dict | None = None, **kwargs):
