@@ -9,8 +9,9 @@ never the address or a coordinate itself):
   distance (``Closeness``), stored per pair as a ``SeatDistance`` row, never a coordinate.
 
 A shared position is kept in the cache (memory, never the database) for ``POSITION_SECONDS`` so a
-later sharer at the table can be measured against it, and dropped when its player leaves.
-The rule-template options ``forbid_same_network`` / ``forbid_near`` refuse a seat that breaks them.
+later sharer at the table can be measured against it, and dropped when its player leaves (the
+writes: transaction/nearby.py). The rule-template options ``forbid_same_network`` /
+``forbid_near`` refuse a seat that breaks them (``seat_refusal``).
 """
 
 from __future__ import annotations
@@ -20,7 +21,6 @@ from datetime import timedelta
 from typing import Any
 
 from django.core.cache import cache
-from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -33,7 +33,7 @@ POSITION_SECONDS = 15 * 60
 SEATING_EVENTS = frozenset({"seat.join", "seat.leave", "seat.bot", "nearby.share", "table.open"})
 
 
-def _position_key(table_id: int, user_id: int) -> str:
+def position_key(table_id: int, user_id: int) -> str:
     return f"tables:position:{table_id}:{user_id}"
 
 
@@ -110,10 +110,10 @@ def seat_refusal(*, table, seats: list[Seat], user) -> str | None:
                 return _("You and %(name)s signed in from the same network recently; "
                          "this table's rules do not allow you at one table.") % {"name": other}
     if table.forbid_near:
-        mine = cache.get(_position_key(table.pk, user.pk))
+        mine = cache.get(position_key(table.pk, user.pk))
         if mine is not None:
             for other_id, name in names.items():
-                theirs = cache.get(_position_key(table.pk, other_id))
+                theirs = cache.get(position_key(table.pk, other_id))
                 if theirs is not None and closeness_of(mine, theirs) == Closeness.M100:
                     return too_near(name)
     return None
@@ -122,28 +122,3 @@ def seat_refusal(*, table, seats: list[Seat], user) -> str | None:
 def too_near(name: str) -> str:
     return _("You and %(name)s are too close together; "
              "this table's rules do not allow you at one table.") % {"name": name}
-
-
-def measure(*, table_id: int, user_id: int, position: tuple[float, float], others: list[int]) -> dict[int, str]:
-    """Keep ``position`` in memory for a while and store the class of its distance to each of
-    ``others`` who shared; ``{other_id: closeness}``. The caller holds the table's row lock."""
-    cache.set(_position_key(table_id, user_id), position, POSITION_SECONDS)
-    found: dict[int, str] = {}
-    for other in others:
-        theirs = cache.get(_position_key(table_id, other))
-        if theirs is None or other == user_id:
-            continue
-        found[other] = closeness = closeness_of(position, tuple(theirs))
-        low, high = sorted((user_id, other))
-        SeatDistance.objects.update_or_create(table_id=table_id, user_low_id=low, user_high_id=high,
-                                              defaults={"closeness": closeness})
-    return found
-
-
-def forget(*, table_id: int, user_id: int | None = None) -> None:
-    """A player left the table (``user_id``) or the table ended (``None``): his (or every) pair goes."""
-    rows = SeatDistance.objects.filter(table_id=table_id)
-    if user_id is not None:
-        cache.delete(_position_key(table_id, user_id))
-        rows = rows.filter(Q(user_low_id=user_id) | Q(user_high_id=user_id))
-    rows.delete()

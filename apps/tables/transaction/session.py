@@ -15,10 +15,10 @@ from apps.engine.play.hand import Hand as EngineHand
 from apps.engine.records.chain import seed_commitment
 from apps.engine.rules import RuleSet
 from apps.tables.models import PIAO_SECONDS, Hand, HandStatus, Stage, Table, TableStatus
-from apps.tables.read import nearby
 from apps.tables.signals import hand_finished, session_policy, table_finished
 from apps.tables.storage import rows
 from apps.tables.storage.jsontext import jsonable
+from apps.tables.transaction import nearby
 from apps.tables.transaction.context import Ctx, now
 
 

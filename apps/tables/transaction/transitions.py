@@ -12,7 +12,7 @@ from apps.clubs.models import AuditAction
 from apps.clubs.services import audit_log
 from apps.engine.play.hand import IllegalAction
 from apps.tables.models import TUOGUAN_LEVEL, HandStatus, Seat, Stage, TableStatus
-from apps.tables.read import nearby
+from apps.tables.transaction import nearby
 from apps.tables.transaction.bots import bot_action
 from apps.tables.transaction.context import Ctx, TableError, now
 from apps.tables.transaction.session import after_engine, deal, end_session, set_play_deadline

@@ -21,6 +21,7 @@ from apps.clubs.services import audit_log
 from apps.tables.models import BOT_KINDS, BotLevel, Closeness, Seat, Stage, Table, TableStatus
 from apps.tables.read import nearby
 from apps.tables.read.selectors import access_for
+from apps.tables.transaction import nearby as nearby_writes
 from apps.tables.transaction.checks import check_member, check_open, check_seated, check_waiting
 from apps.tables.transaction.context import TableError, lock
 from apps.tables.transaction.session import maybe_deal_after_piao, maybe_start
@@ -109,7 +110,7 @@ def position_share(*, user, table_id: int, lat: Any, lon: Any) -> list[str]:
         seat = check_seated(ctx, user)
         check_waiting(ctx.table, _("Location is shared only before the first hand."))
         others = {s.user_id: s.user.name for s in ctx.seats if s.user_id and s.user_id != user.pk}
-        found = nearby.measure(table_id=ctx.table.pk, user_id=user.pk, position=position, others=list(others))
+        found = nearby_writes.measure(table_id=ctx.table.pk, user_id=user.pk, position=position, others=list(others))
         close = [others[u] for u, c in found.items() if c == Closeness.M100]
         ctx.event("nearby.share", {"seat": seat.index})
         if close and ctx.table.forbid_near:
