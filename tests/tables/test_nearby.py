@@ -163,6 +163,10 @@ def test_same_network_rule_refuses_a_seat(players, make_template):
     assert err.value.message == "你与 玩家0 最近在同一网络登录，本桌规则不允许同桌"
     assert not Seat.objects.filter(table=table, user=players[1]).exists()
     services.table_join(user=players[2], table_id=table.pk)  # another address: welcome
+    from apps.clubs.rules_text import describe_table
+
+    with override("zh-hans"):
+        assert "同IP禁止同桌（最近7天在同一IP登录）。" in describe_table(table)
 
 
 def test_same_network_allowed_without_the_rule(players, template):
