@@ -209,3 +209,12 @@ def test_template_form_saves_the_options(client, club, players):
     assert saved.forbid_same_network and not saved.forbid_near
     table = services.table_open(user=players[0], template=saved)
     assert table.forbid_same_network and not table.forbid_near
+
+
+def test_computed_with_one_query_for_the_addresses(full_table, players, django_assert_max_num_queries):
+    seen(players[0])
+    seen(players[1])
+    seats = list(Seat.objects.filter(table=full_table).select_related("user"))
+    with django_assert_max_num_queries(2):  # the seats' addresses, and the pairs' distance classes
+        near = nearby.table_nearby(full_table.pk, seats)
+    assert len(near["network"]) == 1
