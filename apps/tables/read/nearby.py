@@ -11,7 +11,8 @@ never the address or a coordinate itself):
 A shared position is kept in the cache (memory, never the database) for ``POSITION_SECONDS`` so a
 later sharer at the table can be measured against it, and dropped when its player leaves (the
 writes: transaction/nearby.py). The rule-template options ``forbid_same_network`` /
-``forbid_near`` refuse a seat that breaks them (``seat_refusal``).
+``forbid_near`` refuse a seat that breaks them (``seat_refusal`` on joining; a sharer within
+100 m of someone seated loses his seat, verbs/services.py ``position_share``).
 """
 
 from __future__ import annotations
@@ -20,7 +21,6 @@ import math
 from datetime import timedelta
 from typing import Any
 
-from django.core.cache import cache
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -98,7 +98,10 @@ def table_nearby(table_id: int, seats: list[Seat]) -> dict[str, list]:
 
 
 def seat_refusal(*, table, seats: list[Seat], user) -> str | None:
-    """Why the table's seating rules refuse ``user`` a seat (a sentence in his language), or None."""
+    """Why the table's seating rules refuse ``user`` a seat (a sentence in his language), or None.
+
+    ``forbid_same_network`` only: a player not seated has shared no position here (his position
+    goes when he leaves), so ``forbid_near`` acts when a seated player shares (``position_share``)."""
     names = _seated(seats)
     names.pop(user.pk, None)
     if not names:
@@ -109,13 +112,6 @@ def seat_refusal(*, table, seats: list[Seat], user) -> str | None:
                 other = names[b if a == user.pk else a]
                 return _("You and %(name)s signed in from the same network recently; "
                          "this table's rules do not allow you at one table.") % {"name": other}
-    if table.forbid_near:
-        mine = cache.get(position_key(table.pk, user.pk))
-        if mine is not None:
-            for other_id, name in names.items():
-                theirs = cache.get(position_key(table.pk, other_id))
-                if theirs is not None and closeness_of(mine, theirs) == Closeness.M100:
-                    return too_near(name)
     return None
 
 
