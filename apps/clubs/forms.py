@@ -88,7 +88,7 @@ def _option_form_field(preset: str, option: rules_text.Option) -> forms.Field:
 
 # Form fields shown above the per-preset options, in this order.
 MAIN_FIELDS = ("name", "preset", "players", "base_score", "hands_per_session", "turn_seconds", "claim_seconds",
-               "piao_choices", "fee", "fee_payer")
+               "piao_choices", "fee", "fee_payer", "forbid_same_network", "forbid_near")
 MODEL_FIELDS = (*MAIN_FIELDS, "options")
 
 
@@ -162,6 +162,16 @@ class RuleTemplateForm(forms.Form):
         ),
     )
 
+    forbid_same_network = forms.BooleanField(
+        label=_("No two players from one network"), required=False,
+        help_text=_("Refuse a seat to a player who signed in from the same IP address as someone seated "
+                    "in the last 7 days."),
+    )
+    forbid_near = forms.BooleanField(
+        label=_("No two players close together"), required=False,
+        help_text=_("Refuse a seat to a player who shared a location within 100 m of someone seated."),
+    )
+
     def __init__(self, *args, stored_options: dict | None = None, **kwargs):
         """``stored_options``: the overrides of the template being edited (``kept_options``)."""
         from apps.engine.rules import PRESETS
@@ -203,6 +213,8 @@ class RuleTemplateForm(forms.Form):
             "claim_seconds": template.claim_seconds,
             "fee": template.fee,
             "fee_payer": template.fee_payer,
+            "forbid_same_network": template.forbid_same_network,
+            "forbid_near": template.forbid_near,
             "piao_choices": ",".join(str(v) for v in template.piao_choices),
         }
         shown = {o.name for o in rules_text.PRESET_OPTIONS.get(template.preset, ())}

@@ -181,6 +181,10 @@ class RuleFields(models.Model):
     turn_seconds = models.PositiveIntegerField(_("turn time limit (seconds)"), default=15)
     # Seconds a player has to answer a claim (吃/碰/胡/pass).
     claim_seconds = models.PositiveIntegerField(_("claim time limit (seconds)"), default=15)
+    # Seating rules (issue #47): refuse a seat to a player who shares a recent IP address with, or
+    # shared a location close to, someone seated (apps/tables/read/nearby.py).
+    forbid_same_network = models.BooleanField(_("no two players from one network"), default=False)
+    forbid_near = models.BooleanField(_("no two players close together"), default=False)
 
     class Meta:
         abstract = True
@@ -191,6 +195,7 @@ class RuleFields(models.Model):
             "preset": self.preset, "options": dict(self.options or {}), "players": self.players,
             "base_score": self.base_score, "piao_choices": list(self.piao_choices or []),
             "turn_seconds": self.turn_seconds, "claim_seconds": self.claim_seconds,
+            "forbid_same_network": self.forbid_same_network, "forbid_near": self.forbid_near,
         }
 
     def resolve_ruleset(self):

@@ -332,6 +332,11 @@ def describe_snapshot(rules, *, hands_per_session=None, fee=None, fee_payer=None
 
 
 def describe_table(table) -> list[str]:
-    """A table's own snapshot of rules, its hands and its fee."""
-    return describe_snapshot(table, hands_per_session=table.hands_per_session,
-                             fee=None if table.practice else table.fee, fee_payer=table.fee_payer)
+    """A table's own snapshot of rules, its hands and its fee, and its seating rules (issue #47)."""
+    lines = describe_snapshot(table, hands_per_session=table.hands_per_session,
+                              fee=None if table.practice else table.fee, fee_payer=table.fee_payer)
+    if table.forbid_same_network:
+        lines.append(_("No two players from one network (signed in from one IP address in the last 7 days)."))
+    if table.forbid_near:
+        lines.append(_("No two players close together (a shared location within 100 m)."))
+    return lines

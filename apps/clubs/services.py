@@ -338,6 +338,8 @@ TEMPLATE_FIELDS = (
     "claim_seconds",
     "fee",
     "fee_payer",
+    "forbid_same_network",
+    "forbid_near",
 )
 CLAIM_SECONDS_DEFAULT = 15  # RuleTemplate.claim_seconds's default
 # A sanity bound, not a policy: keeps a typo from overflowing the integer column.

@@ -141,4 +141,12 @@ def table_strings() -> dict:
         "awayNewHand": _("While you were away the table moved on to hand %(n)s"),
         "awayPlayedForMe": _("the system played %(cards)s for you"),
         "awayDiscards": _("%(who)s discarded %(cards)s"),
+        # Issue #47: players on one network or close together (static/js/table/nearby.js).
+        "nearbyNetwork": _("%(a)s and %(b)s signed in from the same network recently"),
+        "nearbyM100": _("%(a)s and %(b)s are very close (within 100 m)"),
+        "nearbyKm1": _("%(a)s and %(b)s are close (within 1 km)"),
+        "nearbyTitle": _("Same network / close together"),
+        "shareLocation": _("Share location"), "locationShared": _("Location shared"),
+        "locationDenied": _("Location not available: allow it in the browser to share it."),
+        "locationHelp": _("Only the distance class between seated players is kept, never your position."),
     }

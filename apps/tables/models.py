@@ -360,3 +360,31 @@ class TableArchive(models.Model):
 
     def __str__(self) -> str:
         return f"archive of table {self.table_id} ({self.events} events)"
+
+
+class Closeness(models.TextChoices):
+    """How far apart two seated players who both shared their location are: a class, never metres."""
+
+    M100 = "m100", _("within 100 m")
+    KM1 = "km1", _("within 1 km")
+    FAR = "far", _("farther")
+
+
+class SeatDistance(models.Model):
+    """The distance class between two players seated at a table who both shared their location
+    (issue #47). Only the class is kept, never a coordinate; the row goes when either leaves the
+    table or the table ends (apps/tables/read/nearby.py)."""
+
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="distances")
+    user_low = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    user_high = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    closeness = models.CharField(max_length=4, choices=Closeness.choices)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["table", "user_low", "user_high"], name="tables_one_distance_per_pair"),
+            models.CheckConstraint(condition=Q(user_low__lt=models.F("user_high")), name="tables_distance_ordered"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user_low_id}~{self.user_high_id}@{self.table_id}: {self.closeness}"

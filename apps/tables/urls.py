@@ -13,6 +13,7 @@ urlpatterns = [
     path("<int:table_id>/join/", views.table_verb, {"verb": "join"}, name="join"),
     path("<int:table_id>/leave/", views.table_verb, {"verb": "leave"}, name="leave"),
     path("<int:table_id>/bot/", views.table_verb, {"verb": "bot"}, name="bot"),
+    path("<int:table_id>/nearby/", views.table_verb, {"verb": "nearby"}, name="nearby"),
     path("<int:table_id>/dissolve/", views.table_verb, {"verb": "dissolve"}, name="dissolve"),
     path("<int:table_id>/rematch/", views.table_rematch, name="rematch"),
 ]

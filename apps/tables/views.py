@@ -34,7 +34,8 @@ def table_detail(request: HttpRequest, table_id: int) -> HttpResponse:
     if access.seat is not None:  # players' addresses feed the audit reports and match seating
         address_seen(user=request.user, ip=client_ip(request.META))
     arranger = _arranger(table, request.user)
-    verbs = ("join", "leave", "bot", "dissolve") if arranger else ("join", "leave", "bot", "dissolve", "rematch")
+    verbs = ("join", "leave", "bot", "dissolve", "nearby")
+    verbs = verbs if arranger else (*verbs, "rematch")
     back = arranger["back"] if arranger else {"url": f"/clubs/{table.club_id}/", "label": gettext("Back to club")}
     config = {
         "tableId": table.pk,
@@ -108,6 +109,9 @@ def table_verb(request: HttpRequest, table_id: int, verb: str) -> HttpResponse:
             services.table_join(user=request.user, table_id=table.pk)
         elif verb == "leave":
             services.table_leave(user=request.user, table_id=table.pk)
+        elif verb == "nearby":  # 共享位置: the numbers live only in this request (read/nearby.py)
+            services.position_share(user=request.user, table_id=table.pk,
+                                    lat=request.POST.get("lat"), lon=request.POST.get("lon"))
         elif verb == "bot":
             services.seat_add_bot(user=request.user, table_id=table.pk, kind=request.POST.get("kind") or None)
         elif verb == "dissolve":

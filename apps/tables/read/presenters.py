@@ -163,25 +163,32 @@ def _hand_part(table: Table, hand: Hand | None, engine_hand: Any, viewer: int | 
 
 
 def table_state(table: Table, seats: list[Seat], hand: Hand | None, engine_hand: Any,
-                viewer: int | None, summary: list | None = None) -> dict[str, Any]:
-    """The whole screen of ``viewer``: table, seats, the current (or last) hand, votes, summary."""
+                viewer: int | None, summary: list | None = None, nearby: dict | None = None) -> dict[str, Any]:
+    """The whole screen of ``viewer``: table, seats, the current (or last) hand, votes, summary;
+    for a seated viewer, ``nearby`` (read/nearby.py ``table_nearby``) when it was computed."""
     state = _table_part(table, summary, seats)
     state["me"] = viewer
     state["seats"] = _seats_part(table, seats, viewer)
     state["hand"] = _hand_part(table, hand, engine_hand, viewer)
+    if viewer is not None and nearby is not None:  # the seated players' own: never a spectator's
+        state["nearby"] = nearby
     return state
 
 
 def encoded_states(table: Table, seats: list[Seat], hand: Hand | None, engine_hand: Any,
-                   viewers: list[int | None], summary: list | None = None) -> dict[int | None, str]:
+                   viewers: list[int | None], summary: list | None = None,
+                   nearby: dict | None = None) -> dict[int | None, str]:
     """``table_state`` of each viewer as JSON text, what is the same for all of them built and
-    encoded once (an update goes to every viewer at once)."""
+    encoded once (an update goes to every viewer at once). ``nearby``: given only when the seating
+    changed (the page keeps the last one it got), for the seated viewers only."""
     common = to_json(_table_part(table, summary, seats))[1:-1]
     shared_seats = to_json(_seats_part(table, seats, None)) if table.stage != Stage.PIAO else None
     views = build_views(engine_hand, viewers) if hand is not None and engine_hand is not None else None
+    nearby_json = "" if nearby is None else f',"nearby":{to_json(nearby)}'
     out = {}
     for i, viewer in enumerate(viewers):
         seats_json = shared_seats if shared_seats is not None else to_json(_seats_part(table, seats, viewer))
         hand_part = _hand_part(table, hand, engine_hand, viewer, None if views is None else views[i])
-        out[viewer] = f'{{{common},"me":{to_json(viewer)},"seats":{seats_json},"hand":{to_json(hand_part)}}}'
+        out[viewer] = f'{{{common},"me":{to_json(viewer)},"seats":{seats_json},"hand":{to_json(hand_part)}'
+        out[viewer] += (nearby_json if viewer is not None else "") + "}"
     return out

@@ -30,6 +30,7 @@ from django.utils import timezone
 from apps.engine.records.chain import link_hash
 from apps.tables import stages
 from apps.tables.models import Hand, Seat, Stage, Table
+from apps.tables.read import nearby
 from apps.tables.read.presenters import encoded_states
 from apps.tables.read.summary import session_summary
 from apps.tables.storage import rows
@@ -105,7 +106,10 @@ class Outbox:
             events = [e for p in self.pending if (e := self._event_for(p, viewer)) is not None]
             if events:  # else nothing this viewer may see happened: he is sent nothing
                 events_of[viewer] = events
-        states = encoded_states(self.table, seats, hand, engine_hand, list(events_of), summary)
+        # Who is on one network or close together changes only with the seating: never a query per move.
+        near = (nearby.table_nearby(self.table.pk, seats)
+                if any(p.row.type in nearby.SEATING_EVENTS for p in self.pending) else None)
+        states = encoded_states(self.table, seats, hand, engine_hand, list(events_of), summary, near)
         views, seqs = {}, {}
         for viewer, events in events_of.items():
             key = viewer_key(viewer)

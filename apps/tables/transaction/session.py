@@ -18,6 +18,7 @@ from apps.tables.models import PIAO_SECONDS, Hand, HandStatus, Stage, Table, Tab
 from apps.tables.signals import hand_finished, session_policy, table_finished
 from apps.tables.storage import rows
 from apps.tables.storage.jsontext import jsonable
+from apps.tables.transaction import nearby
 from apps.tables.transaction.context import Ctx, now
 
 
@@ -211,6 +212,7 @@ def end_session(ctx: Ctx, *, reason: str) -> None:
             ctx.touch(seat)
     summary = [{"seat": s.index, "user": s.user_id, "bot": s.bot, "total": s.score, "wins": s.wins}
                for s in ctx.seats]
+    nearby.forget(table_id=table.pk)  # the distance classes live as long as the session
     ctx.event("table.end", {"reason": reason, "hands_played": table.hands_played, "summary": summary})
     table_finished.send(sender=Table, table=table, reason=reason)
 

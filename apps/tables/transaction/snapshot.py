@@ -10,6 +10,7 @@ from typing import Any
 
 from django.db import transaction
 
+from apps.tables.read.nearby import table_nearby
 from apps.tables.read.presenters import table_state
 from apps.tables.read.selectors import access_for
 from apps.tables.transaction.context import lock
@@ -33,8 +34,9 @@ def _snapshot(ctx, viewer: int | None) -> dict[str, Any]:
 def snapshot_of(ctx, viewer: int | None) -> dict[str, Any]:
     """``{"seq", "viewer", "state", "tseq"}`` of a table context as it stands (locked, or just saved);
     ``tseq``: the table's last event number, what the state covers (hub.py orders updates by it)."""
+    near = None if viewer is None else table_nearby(ctx.table.pk, ctx.seats)  # (seated players only)
     return {"seq": view_seq(ctx.table, viewer), "viewer": viewer, "tseq": ctx.table.seq,
-            "state": table_state(ctx.table, ctx.seats, ctx.hand, ctx.engine_hand, viewer)}
+            "state": table_state(ctx.table, ctx.seats, ctx.hand, ctx.engine_hand, viewer, nearby=near)}
 
 
 def viewer_snapshot(*, user, table_id: int) -> dict[str, Any] | None:

@@ -12,6 +12,7 @@ from apps.clubs.models import AuditAction
 from apps.clubs.services import audit_log
 from apps.engine.play.hand import IllegalAction
 from apps.tables.models import TUOGUAN_LEVEL, HandStatus, Seat, Stage, TableStatus
+from apps.tables.transaction import nearby
 from apps.tables.transaction.bots import bot_action
 from apps.tables.transaction.context import Ctx, TableError, now
 from apps.tables.transaction.session import after_engine, deal, end_session, set_play_deadline
@@ -30,6 +31,8 @@ def do_sit(ctx: Ctx, seat: Seat, user) -> None:
 
 def do_vacate(ctx: Ctx, seat: Seat, *, reason: str | None = None) -> None:
     """The seat's player leaves a waiting table (by himself, or as he is no longer a member)."""
+    if seat.user_id:
+        nearby.forget(table_id=ctx.table.pk, user_id=seat.user_id)
     seat.user, seat.ready, seat.online = None, False, False
     ctx.touch(seat)
     ctx.event("seat.leave", {"seat": seat.index, **({"reason": reason} if reason else {})})

@@ -14,11 +14,14 @@ from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from apps.clubs.models import AuditAction, RuleTemplate
 from apps.clubs.services import audit_log
-from apps.tables.models import BOT_KINDS, BotLevel, Seat, Stage, Table, TableStatus
+from apps.tables.models import BOT_KINDS, BotLevel, Closeness, Seat, Stage, Table, TableStatus
+from apps.tables.read import nearby
 from apps.tables.read.selectors import access_for
+from apps.tables.transaction import nearby as nearby_writes
 from apps.tables.transaction.checks import check_member, check_open, check_seated, check_waiting
 from apps.tables.transaction.context import TableError, lock
 from apps.tables.transaction.session import maybe_deal_after_piao, maybe_start
@@ -85,8 +88,37 @@ def table_join(*, user, table_id: int, index: int | None = None) -> Seat:
         free = [s for s in ctx.seats if not s.taken and (index is None or s.index == index)]
         if not free:
             raise TableError("table_full", "No free seat.")
+        refusal = nearby.seat_refusal(table=ctx.table, seats=ctx.seats, user=user)
+        if refusal:
+            raise TableError("seating_rule", refusal)
         do_sit(ctx, free[0], user)
         return free[0]
+
+
+def position_share(*, user, table_id: int, lat: Any, lon: Any) -> list[str]:
+    """A seated player at a waiting table shares his location (issue #47): the class of his
+    distance to each other seated player who shared is stored, never the coordinates; the names of
+    those within 100 m. Bad numbers are refused and change nothing; on a table whose rules forbid
+    players close together (``forbid_near``) a sharer within 100 m of someone loses his seat and is
+    told why (``TableError("seating_rule")`` after the unit commits)."""
+    position = nearby.parse_position(lat, lon)
+    if position is None:
+        raise TableError("bad_position", _("A location is a latitude from -90 to 90 and a longitude "
+                                           "from -180 to 180."))
+    refusal = None
+    with table_action(table_id) as ctx:
+        seat = check_seated(ctx, user)
+        check_waiting(ctx.table, _("Location is shared only before the first hand."))
+        others = {s.user_id: s.user.name for s in ctx.seats if s.user_id and s.user_id != user.pk}
+        found = nearby_writes.measure(table_id=ctx.table.pk, user_id=user.pk, position=position, others=list(others))
+        close = [others[u] for u, c in found.items() if c == Closeness.M100]
+        ctx.event("nearby.share", {"seat": seat.index})
+        if close and ctx.table.forbid_near:
+            refusal = nearby.too_near(close[0])
+            do_vacate(ctx, seat, reason="too_near")
+    if refusal:
+        raise TableError("seating_rule", refusal)
+    return close
 
 
 def table_leave(*, user, table_id: int) -> None:

@@ -5,6 +5,7 @@ import { fmt } from "../common/text.js";
 import { legalActions, renderCenter, renderMine, renderOpponents, saveArrangement, updateRing } from "./board.js";
 import { moveCard } from "./cards.js";
 import { awayLines, eventLines } from "./narrate.js";
+import { renderNearby } from "./nearby.js";
 import { renderActions, renderChiChooser, renderDissolve, renderOver, renderPiao, renderSettlement, renderWaiting } from "./panels.js";
 import { TableSocket } from "./socket.js";
 
@@ -203,6 +204,7 @@ function render() {
   renderActions($("actions"), state, t, api);
   renderChiChooser($("chi-chooser"), ui.chi, t, api);
   renderWaiting($("waiting"), state, t, api, cfg);
+  renderNearby(state, t, cfg);
   renderPiao($("piao"), state, t, api);
   renderSettlement($("settlement"), state, t, api, cfg);
   renderOver($("over"), state, t, cfg, api);
