@@ -104,4 +104,17 @@ def table_strings() -> dict:
         "error_no_table": _("This table does not exist or has been dissolved."),
         "error_illegal": _("That move is not allowed now."), "error_bad_message": _("The page sent a message the server did not understand."),
         "error_not_member": _("You are not a member of this club."),
+        # Issue #46: every moment of a table says what is happening.
+        "error_not_waiting": _("This table has already started."),
+        "error_match_no_dissolve": _("A match table cannot be dissolved; it ends with its match round."),
+        "dissolveAgreed": _("%(who)s agreed to dissolve"),
+        "dissolveRefused": _("%(who)s refused to dissolve; the game goes on"),
+        "dissolveTimedOut": _("Not everyone answered in time; the game goes on"),
+        "dissolveNotPassed": _("The dissolve vote did not pass; the game goes on"),
+        "dissolveDone": _("Everyone agreed: the table is dissolved"),
+        "dissolvedByOwner": _("The table's creator dissolved it"),
+        "dissolvedByAdmin": _("A club manager dissolved the table"),
+        "dissolveWaitingFor": _("Waiting for %(n)s more"),
+        "techDetails": _("Technical details"),
+        "close": _("Close"),
     }

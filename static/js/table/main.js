@@ -4,7 +4,8 @@ import { $, jsonScript } from "../common/dom.js";
 import { fmt } from "../common/text.js";
 import { legalActions, renderCenter, renderMine, renderOpponents, saveArrangement, updateRing } from "./board.js";
 import { moveCard } from "./cards.js";
-import { renderActions, renderChiChooser, renderDissolve, renderOver, renderPiao, renderSettlement, renderWaiting } from "./panels.js";
+import { dissolveNotices, renderDissolveBar, showNotice } from "./notices.js";
+import { countdown, renderActions, renderChiChooser, renderOver, renderPiao, renderSettlement, renderWaiting } from "./panels.js";
 import { TableSocket } from "./socket.js";
 
 const cfg = jsonScript("table-config");
@@ -157,8 +158,9 @@ function render() {
   renderPiao($("piao"), state, t, api);
   renderSettlement($("settlement"), state, t, api, cfg);
   renderOver($("over"), state, t, cfg, api);
-  renderDissolve($("dissolve"), state, t, api);
-  const canPropose = state.status === "playing" && state.me !== null && state.me !== undefined && !state.dissolve;
+  renderDissolveBar($("dissolve"), state, t, api, countdown);
+  // A match's table has no 解散: it ends with its round (the server refuses it too).
+  const canPropose = !cfg.arranged && state.status === "playing" && state.me !== null && state.me !== undefined && !state.dissolve;
   $("dissolve-btn").hidden = !canPropose;
   renderTuoguanSwitch($("tuoguan-btn"), state);
   renderEscape($("escape-btn"), state);
@@ -442,8 +444,9 @@ muteBtn.addEventListener("click", () => {
 showMute();
 
 socket = new TableSocket(cfg.wsPath, {
-  onState(next) {
+  onState(next, events) {
     nameBots(next);
+    dissolveNotices(state, next, events, t).forEach((words) => showNotice($("notice"), words, t));
     const legalChanged = !state || JSON.stringify(legalActions(state.hand)) !== JSON.stringify(legalActions(next.hand));
     if (legalChanged) { ui.selected = null; ui.chi = null; }
     cue(state, next);

@@ -1,4 +1,5 @@
-// Panels around the board: action buttons, 吃 choices, waiting room, piao, settlement, summary, 解散.
+// Panels around the board: action buttons, 吃 choices, waiting room, piao, settlement, summary
+// (the 解散 vote is a bar above the hand: notices.js).
 import { h } from "../common/dom.js";
 import { fmt } from "../common/text.js";
 import { cardEl } from "./cards.js";
@@ -69,7 +70,7 @@ export function renderWaiting(root, state, t, api, cfg) {
   if (mine && !mine.ready) bar.append(button(t.ready, "btn-primary act-ready", () => api.send({ type: "ready" })));
   if (state.practice && state.created_by === cfg.userId && free) bar.append(button(t.addBot, "", () => api.post(cfg.urls.bot)));
   if (mine && state.created_by !== cfg.userId) bar.append(button(t.leave, "", () => api.post(cfg.urls.leave)));
-  if (mine && state.created_by === cfg.userId) bar.append(button(t.dissolveTable, "btn-danger act-dissolve", () => api.dissolve()));
+  if (mine && !cfg.arranged && state.created_by === cfg.userId) bar.append(button(t.dissolveTable, "btn-danger act-dissolve", () => api.dissolve()));
   root.append(bar);
 }
 
@@ -160,8 +161,9 @@ export function renderSettlement(root, state, t, api, cfg) {
     table.append(tr);
   });
   root.append(table);
-  const proof = h("details", "proof");
-  proof.append(h("summary", "", `${t.seed} / ${t.seedHash}`), h("code", "", `seed ${hand.seed}`), h("code", "", `sha256 ${hand.seed_hash}`));
+  // The seed and its hash are for checking the deal (README: technical detail goes in a fold).
+  const proof = h("details", "proof tech");
+  proof.append(h("summary", "", t.techDetails), h("code", "", `${t.seed} ${hand.seed}`), h("code", "", `${t.seedHash} sha256 ${hand.seed_hash}`));
   root.append(proof);
   const bar = h("div", "actions");
   const mine = state.me !== null && state.me !== undefined ? state.seats[state.me] : null;
@@ -220,29 +222,6 @@ export function renderOver(root, state, t, cfg, api) {
   const bar = h("div", "actions");
   bar.append(backLink(t, cfg));
   root.append(bar);
-}
-
-export function renderDissolve(root, state, t, api) {
-  root.replaceChildren();
-  const d = state.dissolve;
-  if (!d) { root.hidden = true; return; }
-  root.hidden = false;
-  root.append(h("h3", "", fmt(t.dissolveAsk, { name: state.seats[d.by].name })));
-  const list = h("ul", "votes");
-  state.seats.forEach((s) => {
-    const v = d.votes[String(s.index)];
-    list.append(h("li", "", `${s.name}: ${v === true ? "✓" : v === false ? "✗" : "…"}`));
-  });
-  const left = h("p", "");
-  left.append(countdown(d.deadline));
-  root.append(list, left);
-  const mine = state.me !== null && state.me !== undefined;
-  if (mine && d.votes[String(state.me)] === undefined) {
-    const bar = h("div", "actions");
-    bar.append(button(t.agree, "btn-primary act-agree", () => api.send({ type: "dissolve", vote: true })),
-      button(t.refuse, "btn-danger act-refuse", () => api.send({ type: "dissolve", vote: false })));
-    root.append(bar);
-  }
 }
 
 /** The way back from a table: to the club, or to the match for a match table (cfg.back). */
