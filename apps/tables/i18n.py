@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.utils.translation import get_language
+from django.utils.translation import get_language, pgettext
 from django.utils.translation import gettext as _
 
 from apps.engine.scoring.mingtang import CHINESE_NAMES
@@ -115,6 +115,6 @@ def table_strings() -> dict:
         "dissolvedByOwner": _("The table's creator dissolved it"),
         "dissolvedByAdmin": _("A club manager dissolved the table"),
         "dissolveWaitingFor": _("Waiting for %(n)s more"),
-        "techDetails": _("Technical details"),
+        "techDetails": _("Technical details"), "colon": pgettext("label colon", ": "),
         "close": _("Close"),
     }

@@ -120,7 +120,7 @@ export function renderSettlement(root, state, t, api, cfg) {
     root.append(h("p", "result-line", hand.status === "dissolved" ? t.dissolved : t.draw));
   } else {
     const winner = state.seats[result.winner];
-    root.append(h("p", "result-line", `${t.winner}: ${winner.name} · ${t["win_" + result.win_by] || result.win_by}`));
+    root.append(h("p", "result-line", `${t.winner}${t.colon}${winner.name} · ${t["win_" + result.win_by] || result.win_by}`));
     const groups = h("div", "settle-groups");
     // The winning card (result.card) is marked in the last group that holds it: the group it formed.
     const winGroup = result.card ? (s.groups || []).map((g) => g.cards.includes(result.card)).lastIndexOf(true) : -1;
