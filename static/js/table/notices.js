@@ -58,8 +58,9 @@ export function renderDissolveBar(root, state, t, api, countdown) {
   const d = state.dissolve;
   if (!d) { root.hidden = true; return; }
   root.hidden = false;
+  // One line where it fits: who asked, each seat's answer, how many are still to answer, the clock.
   const head = h("div", "dissolve-head");
-  head.append(h("strong", "dissolve-ask", fmt(t.dissolveAsk, { name: seatWord(state, d.by, t) })), countdown(d.deadline));
+  head.append(h("strong", "dissolve-ask", fmt(t.dissolveAsk, { name: seatWord(state, d.by, t) })));
   const list = h("ul", "votes");
   state.seats.forEach((s) => {
     const v = d.votes[String(s.index)];
@@ -67,7 +68,11 @@ export function renderDissolveBar(root, state, t, api, countdown) {
     li.append(h("span", "vote-who", seatWord(state, s.index, t)), h("span", "vote-mark", v === true ? "✓" : v === false ? "✗" : "…"));
     list.append(li);
   });
-  root.append(head, list);
+  head.append(list);
+  const left = state.seats.filter((s) => (s.user_id || s.bot) && d.votes[String(s.index)] === undefined).length;
+  if (left) head.append(h("span", "muted dissolve-left", fmt(t.dissolveWaitingFor, { n: left })));
+  head.append(countdown(d.deadline));
+  root.append(head);
   const mine = state.me !== null && state.me !== undefined;
   if (mine && d.votes[String(state.me)] === undefined) {
     const bar = h("div", "actions");
@@ -79,8 +84,5 @@ export function renderDissolveBar(root, state, t, api, countdown) {
     refuse.addEventListener("click", () => api.send({ type: "dissolve", vote: false }));
     bar.append(agree, refuse);
     root.append(bar);
-  } else {
-    const left = state.seats.filter((s) => (s.user_id || s.bot) && d.votes[String(s.index)] === undefined).length;
-    if (left) root.append(h("p", "muted dissolve-left", fmt(t.dissolveWaitingFor, { n: left })));
   }
 }
