@@ -110,6 +110,8 @@ export function renderSettlement(root, state, t, api, cfg) {
   const result = hand.result || {};
   const s = result.settlement || {};
   const totals = (hand.totals && hand.totals.total) || {};
+  // The session is over: said first, for players and watchers alike (issue #46).
+  if (over) root.append(h("p", "session-over", state.status === "dissolved" ? t.dissolved : t.finished));
   root.append(h("h2", "", `${t.settlement} · ${t.hand} ${hand.number}/${state.hands_per_session}`));
   if (result.escape !== null && result.escape !== undefined) {
     // 逃跑 (RULES.md §8.6): who left and what he pays, split among the others (the table below)
