@@ -6,7 +6,7 @@
 - a member watching a waiting table that its creator dissolves is told so (牌桌已解散), is not
   offered 入座 and is not left on 重连中…; a reload shows the end again, and 入座 tapped on the club
   page he had open meanwhile is refused in Chinese with the reason;
-- a match's table offers no 解散;
+- a match's table offers no 解散; a card's hover title is its name (小八), not "s8";
 - the table's top bar fits at 390x844, 844x390 and 1280x800 (nothing clipped), 逃跑/解散 apart from
   the harmless controls; in landscape the shown card is whole and 下一局 is above the fold.
 
@@ -16,6 +16,7 @@ Screenshots: /tmp/shots/r-clar/words_*.png.
 from __future__ import annotations
 
 import os
+import re
 import time
 from pathlib import Path
 
@@ -124,6 +125,9 @@ def test_every_answer_to_a_dissolve_vote_is_told_to_everyone(server, browser):
         page.wait_for_function("() => window.tableApp.state && window.tableApp.state.stage === 'hand'")
         page.wait_for_selector(".my-hand .card")
     seat = {id(p): p.evaluate("() => window.tableApp.state.me") for p in pages}
+    # A card's hover title is its name as players say it (小八, 大拾), never the notation (s8, b10).
+    titles = asker.eval_on_selector_all(".my-hand .card", "(els) => els.map((e) => e.title)")
+    assert titles and all(re.fullmatch(r"[小大][一二三四五六七八九十壹贰叁肆伍陆柒捌玖拾]", x) for x in titles), titles
 
     asker.click("#dissolve-btn")
     asker.click("dialog.confirm-dialog .confirm-ok")
