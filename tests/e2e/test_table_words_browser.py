@@ -200,6 +200,16 @@ def test_a_watcher_of_a_table_dissolved_before_its_start_is_told_so(server, brow
     assert watcher.get_by_role("button", name="入座").count() == 0
     shot(watcher, "11_watcher_reload")
 
+    # The same end in English (Django i18n): no Chinese but the users' own names.
+    english = sign_in(browser, base, "tw4", locale="en-US")
+    english.context.add_cookies([{"name": "django_language", "value": "en", "url": base}])
+    english.goto(table_url)
+    english.wait_for_selector("#over:not([hidden])")
+    words = english.text_content("#over")
+    assert "The table was dissolved" in words and not re.search(r"[\u4e00-\u9fff]", words), words
+    shot(english, "13_watcher_english")
+    english.context.close()
+
     # 入座 on the club page he had open: refused with the reason, in Chinese, on the ended table.
     stale_club.click(f"#tables li[data-table='{table_id}'] .table-sit")
     stale_club.wait_for_url(table_url)
