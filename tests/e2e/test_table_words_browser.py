@@ -321,6 +321,18 @@ def test_the_top_bar_fits_and_landscape_shows_the_card_and_next_hand(server, bro
     shot(page, "32_landscape_settlement")
     assert ready["bottom"] <= LANDSCAPE[1] + 0.5 and ready["top"] >= -0.5, f"下一局 below the fold: {ready}"
     assert page.text_content("#settlement .act-ready") in ("下一局", "已准备 ✓")
+    # A win's result is taller than a 荒庄's (groups, 名堂): with the panel's content made that tall,
+    # the buttons still sit at its foot, inside the screen (the deal decides which result came).
+    page.evaluate("""() => { const pad = document.createElement('div'); pad.className = 'test-pad';
+        pad.style.height = '600px'; const p = document.getElementById('settlement');
+        p.insertBefore(pad, p.querySelector('.actions')); }""")
+    ready = box(page, "#settlement .act-ready")
+    shot(page, "32b_landscape_settlement_tall")
+    assert ready["bottom"] <= LANDSCAPE[1] + 0.5 and ready["top"] >= -0.5, f"下一局 below the fold: {ready}"
+    assert page.evaluate("""() => { const r = document.querySelector('#settlement .act-ready').getBoundingClientRect();
+        const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+        return Boolean(hit && hit.closest('.act-ready')); }"""), "下一局 is covered"
+    page.evaluate("() => document.querySelector('#settlement .test-pad').remove()")
     assert page.locator("#settlement details.tech").count() == 1
     assert "技术细节" in page.text_content("#settlement details.tech summary")
     assert not page.locator("#settlement details.tech").evaluate("(d) => d.open")
