@@ -168,7 +168,7 @@ _CHENZHOU = (
     Option("chou_on_unable_chi", "bool", gettext_lazy("Chou when chi is impossible"),
            gettext_lazy("A card the next player could not eat because of bi becomes chou for him.")),
     Option("hong_hu_fan", "int", gettext_lazy("Fan of hong hu"),
-           gettext_lazy("Missing from the Chenzhou text; 3 is our reading."), min=1, max=10),
+           gettext_lazy("Counted as 3 fan unless set otherwise."), min=1, max=10),
     Option("hong_hei_dian_2x", "bool", gettext_lazy("Red and black mingtang count 2"),
            gettext_lazy("Hong hu, da hong hu, yi dian hong and hei hu all count 2 fan.")),
     _FOUR_PLAYERS,

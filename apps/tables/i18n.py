@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.utils.translation import get_language
+from django.utils.translation import get_language, pgettext
 from django.utils.translation import gettext as _
 
 from apps.engine.scoring.mingtang import CHINESE_NAMES
@@ -149,4 +149,17 @@ def table_strings() -> dict:
         "shareLocation": _("Share location"), "locationShared": _("Location shared"),
         "locationDenied": _("Location not available: allow it in the browser to share it."),
         "locationHelp": _("Only the distance class between seated players is kept, never your position."),
+        # Issue #46: every moment of a table says what is happening.
+        "error_not_waiting": _("This table has already started."),
+        "error_match_no_dissolve": _("A match table cannot be dissolved; it ends with its match round."),
+        "dissolveAgreed": _("%(who)s agreed to dissolve"),
+        "dissolveRefused": _("%(who)s refused to dissolve; the game goes on"),
+        "dissolveTimedOut": _("Not everyone answered in time; the game goes on"),
+        "dissolveNotPassed": _("The dissolve vote did not pass; the game goes on"),
+        "dissolveDone": _("Everyone agreed: the table is dissolved"),
+        "dissolvedByOwner": _("The table's creator dissolved it"),
+        "dissolvedByAdmin": _("A club manager dissolved the table"),
+        "dissolveWaitingFor": _("Waiting for %(n)s more"),
+        "techDetails": _("Technical details"), "colon": pgettext("label colon", ": "),
+        "close": _("Close"),
     }

@@ -34,14 +34,15 @@ def table_detail(request: HttpRequest, table_id: int) -> HttpResponse:
     if access.seat is not None:  # players' addresses feed the audit reports and match seating
         address_seen(user=request.user, ip=client_ip(request.META))
     arranger = _arranger(table, request.user)
-    verbs = ("join", "leave", "bot", "dissolve", "nearby")
-    verbs = verbs if arranger else (*verbs, "rematch")
+    # A match table has no 解散 (it ends with its round) and no 再来一局.
+    verbs = ("join", "leave", "bot", "nearby") if table.arranged else ("join", "leave", "bot", "dissolve", "nearby", "rematch")
     back = arranger["back"] if arranger else {"url": f"/clubs/{table.club_id}/", "label": gettext("Back to club")}
     config = {
         "tableId": table.pk,
         "wsPath": f"/ws/tables/{table.pk}/",
         "userId": request.user.pk,
         "clubUrl": f"/clubs/{table.club_id}/",
+        "arranged": table.arranged,  # a match's table: no 解散 on it (dissolve.check_not_arranged)
         "back": back,  # where the page's back links lead: the club, or the match of a match table
         "urls": {name: f"/tables/{table.pk}/{name}/" for name in verbs},  # a match table has no 再来一局
     }
@@ -74,8 +75,8 @@ def _arranger(table: Table, user) -> dict | None:
 def _answer(request: HttpRequest, ok_url: str, error: TableError | None) -> HttpResponse:
     """JSON for fetch() callers, a redirect with a message for plain forms."""
     if request.headers.get("Accept", "").startswith("application/json"):
-        if error:
-            return JsonResponse({"ok": False, "code": error.code, "message": error.message}, status=400)
+        if error:  # in the reader's language, as the form's message below (the tables catalog)
+            return JsonResponse({"ok": False, "code": error.code, "message": gettext(error.message)}, status=400)
         return JsonResponse({"ok": True})
     if error:
         messages.error(request, gettext(error.message))  # the tables catalog translates those it knows

@@ -39,6 +39,8 @@ VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "met
 WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*[A-Za-z]")
 RAW_KEY = re.compile(r"\b[a-z]+(?:_[a-z0-9]+)+\b")
 ISO = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}")
+# An ASCII colon right after Chinese ("胡牌:"): a Chinese page writes "胡牌：" (issue #46).
+ASCII_COLON = re.compile(r"[\u4e00-\u9fff）」》]:")
 BARE_ID = re.compile(r"\b(?:member|user|table|hand|match|dispute|transaction)\s*#?\d+\b", re.I)
 SKIP_LINKS = ("/static/", "/admin/", "/accounts/logout/", "mailto:", "javascript:", "tel:")
 MAX_PAGES = 160
@@ -107,6 +109,7 @@ def problems(text: str, *, chinese: bool, names: tuple[str, ...] = (), data_word
     if chinese:
         found += [f"English word {w!r}" for w in WORD.findall(text) if w not in ALLOWED]
         found += [f"bare id {m!r}" for m in BARE_ID.findall(text)]
+        found += [f"ASCII colon {m!r}" for m in ASCII_COLON.findall(text)]
         # One word for the owner role: the club pages' 群主.
         found += ["圈主 (the owner is 群主)"] if "圈主" in text else []
     found += [f"raw key {k!r}" for k in RAW_KEY.findall(text)]
@@ -236,6 +239,7 @@ def world(make_user, make_club, client):
 
     # Tables: one dissolved by its creator before the start, one force-dissolved by an admin.
     first = tables.table_open(user=admin, template=template, name="晚场")
+    dissolved_waiting = first
     dissolve.dissolve_vote(user=admin, table_id=first.pk, vote=True)
     second = tables.table_open(user=owner, template=template, name="夜场")
     dissolve.table_force_dissolve(user=admin, table_id=second.pk)
@@ -316,7 +320,7 @@ def world(make_user, make_club, client):
                  if isinstance(v, str))]
     data_words = frozenset(w for text in written for w in CJK.findall(text or ""))
     return {"usernames": usernames, "data_words": data_words, "club": club, "owner": owner, "admin": admin, "member": players[1], "outsider": outsider,
-            "match": match, "draw": draw, "dispute": dispute, "open_dispute": second_dispute}
+            "match": match, "draw": draw, "dissolved_waiting": dissolved_waiting, "dispute": dispute, "open_dispute": second_dispute}
 
 
 def _start_urls(w) -> list[str]:
@@ -330,6 +334,8 @@ def _start_urls(w) -> list[str]:
         reverse("matches:mine"), reverse("matches:list", args=[club.pk]), reverse("matches:detail", args=[match.pk]),
         reverse("matches:console", args=[match.pk]),
         reverse("replays:hand", args=[draw.pk]), reverse("replays:table_hands", args=[draw.table_id]),
+        # A table dissolved before a deal: its page still shows its end (issue #46) to those who saw it.
+        reverse("tables:detail", args=[w["dissolved_waiting"].pk]),
         reverse("replays:share_enter"), reverse("audit:disputes", args=[club.pk]),
         reverse("audit:dispute", args=[club.pk, dispute.pk]),
         reverse("audit:dispute", args=[club.pk, w["open_dispute"].pk]),
@@ -374,6 +380,7 @@ def test_the_walk_notices_what_it_must(client):
     assert any("bare id" in f for f in found)
     assert not any("python" in f or "verify" in f or "'{'" in f for f in found)
     assert problems("报名费：10 分", chinese=True) == []
+    assert problems("胡牌: 老王", chinese=True) == ["ASCII colon '牌:'"] and problems("20:15 胡牌：老王", chinese=True) == []
     assert problems("prize_scheme", chinese=False) == ["raw key 'prize_scheme'"]
 
 
@@ -471,3 +478,21 @@ def test_dispute_pages_name_players_and_say_a_draw_was_settled(client, world):
     form = _visible(client, reverse("audit:dispute_create", args=[draw.pk]))
     assert "这一局有什么问题？" in form and "？:" not in form and "？：" not in form
     assert "群主和管理员" in form
+
+
+def test_technical_words_are_off_the_players_screens(client, world):
+    """Issue #46: exports in player words, the rule form's notes as a player reads them, the
+    collusion report's statistics in words (z values and formulas in the technical fold only)."""
+    club, draw = world["club"], world["draw"]
+    client.force_login(world["admin"])
+    report = _visible(client, reverse("audit:collusion", args=[club.pk]))
+    assert "分数怎么看" in report and "导出表格" in report
+    assert not re.search(r"\bz\s*[=\d-]", report) and "√" not in report, "z values outside the fold"
+    html = client.get(reverse("audit:collusion", args=[club.pk]), HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    assert '<details class="tech">' in html and "√" in html  # the formulas are still there, folded
+    hand = _visible(client, reverse("replays:hand", args=[draw.pk]))
+    assert "下载牌局文件" in hand and "JSON" not in hand
+    assert "导出表格" in _visible(client, reverse("ledgers:club", args=[club.pk]))
+    client.force_login(world["owner"])
+    form = _visible(client, reverse("clubs:template_create", args=[club.pk]))
+    assert "按3番计算" in form and "原文" not in form and "理解" not in form

@@ -176,6 +176,10 @@ def test_three_players_play_a_hand_to_a_win_by_clicking(server, browser):
     for m in result["settlement"]["mingtang"]:
         assert m["name"] in text or str(m["fan"]) in text
     assert "sha256" in text and state["hand"]["seed"] in text
+    # The session's one hand was its last: said first; the seed is behind the 技术细节 fold (issue #46).
+    assert panel.locator(".session-over").text_content() == "牌局已结束"
+    assert panel.locator("details.tech summary").text_content() == "技术细节"
+    assert not panel.locator("details.tech").evaluate("(d) => d.open")
     assert "桌费" in text and state["hand"]["fees"] == {"0": 1}  # the winner pays the table fee
     assert panel.locator(".deltas tr.me td.fee").text_content() == "-1"
     assert_chinese(" ".join(panel.locator("xpath=./*[not(self::details)]").all_text_contents()))

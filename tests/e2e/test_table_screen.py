@@ -459,7 +459,7 @@ def test_tuoguan_switch_and_dissolve_confirmation(server, browser, tmp_path):
         state = page.evaluate("() => { const s = window.tableApp.state; return [s.status, s.stage, s.dissolve]; }")
         raise AssertionError(f"no over panel; status, stage, dissolve: {state}; socket: {frames[-12:]}") from None
     over = page.locator("#over")
-    assert over.text_content().count("房间已解散") == 1
+    assert over.text_content().count("牌桌已解散") == 1
     assert "未打完，不计分" in over.text_content()
     assert page.locator("#settlement").is_hidden()
     if played:  # 托管 finished hands before: their summary, every row named, and 再来一局
@@ -504,7 +504,7 @@ def test_tuoguan_switch_and_dissolve_confirmation(server, browser, tmp_path):
     page.wait_for_selector("#over:not([hidden])")
     over = page.locator("#over")
     text = over.text_content()
-    assert text.count("房间已解散") == 1 and "本房间没有打过一局" in text
+    assert text.count("牌桌已解散") == 1 and "本房间没有打过一局" in text
     assert over.locator("table.summary").count() == 0
     assert over.locator(".act-rematch").count() == 0 and over.locator(".hands-link").count() == 0
     assert page.locator("#waiting").is_hidden() and page.locator("#settlement").is_hidden()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db.models import OuterRef, Q, QuerySet, Subquery
+from django.db.models import Exists, OuterRef, Q, QuerySet, Subquery
 from django.utils import timezone
 
 from apps.clubs.access import MANAGER_ROLES
@@ -30,8 +30,9 @@ class Access:
 
 
 def access_for(*, user, table: Table, seats: list[Seat] | None = None) -> Access | None:
-    """Seated players play; club admins watch any table; members may look at a waiting table.
-    ``seats``: the table's seat rows when the caller has them (under the table's lock): then a
+    """Seated players play; club admins watch any table; members may look at a waiting table, and
+    at it still once it has ended without a hand dealt (dissolved while waiting: they watched it,
+    and there is no card of anyone to hide). ``seats``: the table's seat rows when the caller has them (under the table's lock): then a
     seated player costs no query, anyone else one (his role in the club)."""
     if user is None or not user.is_authenticated:
         return None
@@ -41,7 +42,9 @@ def access_for(*, user, table: Table, seats: list[Seat] | None = None) -> Access
         seat = Seat.objects.filter(table=table, user=user).values_list("index", flat=True).first()
     role = None if seat is not None else (
         Membership.objects.filter(club_id=table.club_id, user=user).values_list("role", flat=True).first())
-    return _decide(user, status=table.status, seat=seat, role=role)
+    dealt = (seat is None and role is not None and table.status in ENDED_TABLE_STATUSES
+             and Hand.objects.filter(table_id=table.pk).exists())
+    return _decide(user, status=table.status, seat=seat, role=role, dealt=dealt)
 
 
 def access_of(*, user, table_id: int) -> Access | None | bool:
@@ -55,20 +58,21 @@ def access_of(*, user, table_id: int) -> Access | None | bool:
              .annotate(my_seat=Subquery(Seat.objects.filter(table_id=OuterRef("pk"), user_id=user.pk)
                                         .values("index")[:1]),
                        my_role=Subquery(Membership.objects.filter(club_id=OuterRef("club_id"), user_id=user.pk)
-                                        .values("role")[:1]))
-             .values_list("status", "my_seat", "my_role")[:1])
+                                        .values("role")[:1]),
+                       dealt=Exists(Hand.objects.filter(table_id=OuterRef("pk"))))
+             .values_list("status", "my_seat", "my_role", "dealt")[:1])
     if not found:
         return False
-    status, seat, role = found[0]
-    return _decide(user, status=status, seat=seat, role=role)
+    status, seat, role, dealt = found[0]
+    return _decide(user, status=status, seat=seat, role=role, dealt=dealt)
 
 
-def _decide(user, *, status: str, seat: int | None, role: str | None) -> Access | None:
+def _decide(user, *, status: str, seat: int | None, role: str | None, dealt: bool) -> Access | None:
     if seat is not None:
         return Access(seat=seat, can_act=True)
     if role in MANAGER_ROLES or user.is_staff:
         return Access(seat=None, can_act=False)
-    if role is not None and status == TableStatus.WAITING:
+    if role is not None and (status == TableStatus.WAITING or (status in ENDED_TABLE_STATUSES and not dealt)):
         return Access(seat=None, can_act=False)
     return None
 

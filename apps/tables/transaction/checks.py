@@ -28,12 +28,29 @@ def may_manage(*, user, table: Table) -> bool:
 
 def check_open(table: Table) -> None:
     if not table.is_open:
+        check_not_ended(table)
         raise TableError("table_closed", "This table is closed.")
+
+
+def check_not_ended(table: Table) -> None:
+    """An ended table's refusal says how it ended: dissolved, or its session played to the end."""
+    if table.status == TableStatus.DISSOLVED:
+        raise TableError("table_closed", "This table has been dissolved.")
+    if table.status == TableStatus.FINISHED:
+        raise TableError("table_closed", "This table's session is over.")
 
 
 def check_waiting(table: Table, message: str = "This table has already started.") -> None:
     if table.status != TableStatus.WAITING:
+        check_not_ended(table)
         raise TableError("not_waiting", message)
+
+
+def check_not_arranged(table: Table) -> None:
+    """A table a match arranged ends with its match round, never by 解散 (its players, its
+    managers alike)."""
+    if table.arranged:
+        raise TableError("match_no_dissolve", "A match table cannot be dissolved; it ends with its match round.")
 
 
 def check_seated(ctx: Ctx, user) -> Seat:

@@ -1,7 +1,8 @@
 """解散: a seated player proposes, everyone must agree before the deadline, one refusal cancels.
 
 The creator may dissolve a table that has not started; a club admin may force-dissolve any open
-table. A hand cut short is marked dissolved and its seed revealed (nothing is settled).
+table. A hand cut short is marked dissolved and its seed revealed (nothing is settled). A table a
+match arranged is never dissolved here: it ends with its round (``arranged.arranged_dissolve``).
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from apps.tables.models import DISSOLVE_SECONDS, TableStatus
-from apps.tables.transaction.checks import check_open, may_manage
+from apps.tables.transaction.checks import check_not_arranged, check_open, may_manage
 from apps.tables.transaction.context import TableError, now
 from apps.tables.transaction.transitions import do_dissolve, do_dissolve_cancel
 from apps.tables.transaction.unit import table_action
@@ -21,6 +22,7 @@ def dissolve_vote(*, user, table_id: int, vote: bool) -> None:
     with table_action(table_id) as ctx:
         table = ctx.table
         check_open(table)
+        check_not_arranged(table)
         seat = ctx.seat_of(user)
         if seat is None:
             if vote and may_manage(user=user, table=table):
@@ -54,6 +56,7 @@ def table_force_dissolve(*, user, table_id: int) -> None:
     """A club admin (or the owner) ends a table at once."""
     with table_action(table_id) as ctx:
         check_open(ctx.table)
+        check_not_arranged(ctx.table)
         if not may_manage(user=user, table=ctx.table):
             raise TableError("not_allowed", "Only club admins may force a table to dissolve.")
         do_dissolve(ctx, reason="admin", by=user.pk)

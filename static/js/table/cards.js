@@ -14,6 +14,15 @@ export function cardText(name) {
   return name ? parseCard(name).glyph : "";
 }
 
+/** What a player calls a card (its hover title): 小八, 大拾 on a Chinese page; "small 8", "big 10"
+ * (RULES.md §12's words) on an English one. Never the notation "s8" (issue #46). */
+export function cardName(name) {
+  const c = parseCard(name);
+  const zh = (document.documentElement.lang || "zh").toLowerCase().startsWith("zh");
+  if (zh) return `${c.big ? "大" : "小"}${c.glyph}`;
+  return `${c.big ? "big" : "small"} ${c.rank}`;
+}
+
 /** A card tile; ``name`` null draws a face-down card. */
 export function cardEl(name, { size = "", extra = "" } = {}) {
   const el = document.createElement("span");
@@ -27,7 +36,7 @@ export function cardEl(name, { size = "", extra = "" } = {}) {
   el.classList.add(c.big ? "big" : "small", c.red ? "red" : "black");
   el.dataset.card = name;
   el.textContent = c.glyph;
-  el.title = name;
+  el.title = cardName(name);
   return el;
 }
 

@@ -6,7 +6,8 @@ import { legalActions, renderCenter, renderMine, renderOpponents, saveArrangemen
 import { moveCard } from "./cards.js";
 import { awayLines, eventLines } from "./narrate.js";
 import { renderNearby } from "./nearby.js";
-import { renderActions, renderChiChooser, renderDissolve, renderOver, renderPiao, renderSettlement, renderWaiting } from "./panels.js";
+import { dissolveNotices, renderDissolveBar, showNotice } from "./notices.js";
+import { countdown, renderActions, renderChiChooser, renderOver, renderPiao, renderSettlement, renderWaiting } from "./panels.js";
 import { TableSocket } from "./socket.js";
 
 const cfg = jsonScript("table-config");
@@ -208,8 +209,9 @@ function render() {
   renderPiao($("piao"), state, t, api);
   renderSettlement($("settlement"), state, t, api, cfg);
   renderOver($("over"), state, t, cfg, api);
-  renderDissolve($("dissolve"), state, t, api);
-  const canPropose = state.status === "playing" && state.me !== null && state.me !== undefined && !state.dissolve;
+  renderDissolveBar($("dissolve"), state, t, api, countdown);
+  // A match's table has no 解散: it ends with its round (the server refuses it too).
+  const canPropose = !cfg.arranged && state.status === "playing" && state.me !== null && state.me !== undefined && !state.dissolve;
   $("dissolve-btn").hidden = !canPropose;
   renderTuoguanSwitch($("tuoguan-btn"), state);
   renderEscape($("escape-btn"), state);
@@ -504,6 +506,7 @@ showMute();
 socket = new TableSocket(cfg.wsPath, {
   onState(next, events = [], { fresh = false } = {}) {
     nameBots(next);
+    dissolveNotices(state, next, events, t).forEach((words) => showNotice($("notice"), words, t));
     const legalChanged = !state || JSON.stringify(legalActions(state.hand)) !== JSON.stringify(legalActions(next.hand));
     if (legalChanged) { ui.selected = null; ui.chi = null; }
     cue(state, next);

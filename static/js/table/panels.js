@@ -1,4 +1,5 @@
-// Panels around the board: action buttons, 吃 choices, waiting room, piao, settlement, summary, 解散.
+// Panels around the board: action buttons, 吃 choices, waiting room, piao, settlement, summary
+// (the 解散 vote is a bar above the hand: notices.js).
 import { h } from "../common/dom.js";
 import { fmt } from "../common/text.js";
 import { cardEl } from "./cards.js";
@@ -78,7 +79,7 @@ export function renderWaiting(root, state, t, api, cfg) {
   if (mine && !mine.ready) bar.append(button(t.ready, "btn-primary act-ready", () => api.send({ type: "ready" })));
   if (state.practice && state.created_by === cfg.userId && free) bar.append(button(t.addBot, "", () => api.post(cfg.urls.bot)));
   if (mine && state.created_by !== cfg.userId) bar.append(button(t.leave, "", () => api.post(cfg.urls.leave)));
-  if (mine && state.created_by === cfg.userId) bar.append(button(t.dissolveTable, "btn-danger act-dissolve", () => api.dissolve()));
+  if (mine && !cfg.arranged && state.created_by === cfg.userId) bar.append(button(t.dissolveTable, "btn-danger act-dissolve", () => api.dissolve()));
   root.append(bar);
 }
 
@@ -129,6 +130,8 @@ export function renderSettlement(root, state, t, api, cfg) {
   const result = hand.result || {};
   const s = result.settlement || {};
   const totals = (hand.totals && hand.totals.total) || {};
+  // The session is over: said first, for players and watchers alike (issue #46).
+  if (over) root.append(h("p", "session-over", state.status === "dissolved" ? t.dissolved : t.finished));
   root.append(h("h2", "", `${t.settlement} · ${t.hand} ${hand.number}/${state.hands_per_session}`));
   if (result.escape !== null && result.escape !== undefined) {
     // 逃跑 (RULES.md §8.6): who left and what he pays, split among the others (the table below)
@@ -139,7 +142,7 @@ export function renderSettlement(root, state, t, api, cfg) {
     root.append(h("p", "result-line", hand.status === "dissolved" ? t.dissolved : t.draw));
   } else {
     const winner = state.seats[result.winner];
-    root.append(h("p", "result-line", `${t.winner}: ${winner.name} · ${t["win_" + result.win_by] || result.win_by}`));
+    root.append(h("p", "result-line", `${t.winner}${t.colon}${winner.name} · ${t["win_" + result.win_by] || result.win_by}`));
     const groups = h("div", "settle-groups");
     // The winning card (result.card) is marked in the last group that holds it: the group it formed.
     const winGroup = result.card ? (s.groups || []).map((g) => g.cards.includes(result.card)).lastIndexOf(true) : -1;
@@ -180,8 +183,9 @@ export function renderSettlement(root, state, t, api, cfg) {
     table.append(tr);
   });
   root.append(table);
-  const proof = h("details", "proof");
-  proof.append(h("summary", "", `${t.seed} / ${t.seedHash}`), h("code", "", `seed ${hand.seed}`), h("code", "", `sha256 ${hand.seed_hash}`));
+  // The seed and its hash are for checking the deal (README: technical detail goes in a fold).
+  const proof = h("details", "proof tech");
+  proof.append(h("summary", "", t.techDetails), h("code", "", `${t.seed} ${hand.seed}`), h("code", "", `${t.seedHash} sha256 ${hand.seed_hash}`));
   root.append(proof);
   const bar = h("div", "actions");
   const mine = state.me !== null && state.me !== undefined ? state.seats[state.me] : null;
@@ -241,29 +245,6 @@ export function renderOver(root, state, t, cfg, api) {
   const bar = h("div", "actions");
   bar.append(backLink(t, cfg));
   root.append(bar);
-}
-
-export function renderDissolve(root, state, t, api) {
-  root.replaceChildren();
-  const d = state.dissolve;
-  if (!d) { root.hidden = true; return; }
-  root.hidden = false;
-  root.append(h("h3", "", fmt(t.dissolveAsk, { name: state.seats[d.by].name })));
-  const list = h("ul", "votes");
-  state.seats.forEach((s) => {
-    const v = d.votes[String(s.index)];
-    list.append(h("li", "", `${s.name}: ${v === true ? "✓" : v === false ? "✗" : "…"}`));
-  });
-  const left = h("p", "");
-  left.append(countdown(d.deadline));
-  root.append(list, left);
-  const mine = state.me !== null && state.me !== undefined;
-  if (mine && d.votes[String(state.me)] === undefined) {
-    const bar = h("div", "actions");
-    bar.append(button(t.agree, "btn-primary act-agree", () => api.send({ type: "dissolve", vote: true })),
-      button(t.refuse, "btn-danger act-refuse", () => api.send({ type: "dissolve", vote: false })));
-    root.append(bar);
-  }
 }
 
 /** The way back from a table: to the club, or to the match for a match table (cfg.back). */
