@@ -10,7 +10,7 @@ from django.urls import reverse
 from apps.accounts.models import User
 from apps.clubs import services
 from apps.clubs.models import JoinRequest, Membership
-from tests.config.test_language_walk import VisibleText, problems
+from tests.language import VisibleText, problems
 
 pytestmark = pytest.mark.django_db
 

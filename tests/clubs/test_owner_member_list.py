@@ -17,7 +17,7 @@ from apps.clubs import selectors, services
 from apps.clubs.models import Invite, JoinRequest, Membership
 from apps.ledgers.services import adjustment_create
 from apps.tables.models import Seat, Table
-from tests.config.test_language_walk import VisibleText, problems
+from tests.language import VisibleText, problems
 
 pytestmark = pytest.mark.django_db
 

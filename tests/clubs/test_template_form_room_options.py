@@ -10,7 +10,7 @@ from django.urls import reverse
 from apps.clubs import rules_text
 from apps.clubs.forms import RuleTemplateForm
 from apps.clubs.models import RuleTemplate
-from tests.clubs.test_template_form_fields import MAIN, opt, post, saved
+from tests.clubs.template_form import MAIN, opt, post, saved
 
 # preset, players, POSTed option fields, expected stored overrides
 CASES = [

@@ -50,9 +50,9 @@ print(f"{table.pk} {table.code}")
 LAST_NIGHT = """
 from apps.accounts.models import User
 from apps.clubs.models import Club, RuleTemplate
-from tests.tables.test_record import _session
+from tests.tables.sessions import ended_session
 users = [User.objects.get(username=u) for u in ("tl1", "tl2", "tl0")]
-table = _session(Club.objects.get(name="周末牌友会"), RuleTemplate.objects.get(name="三人全名堂"), users, name="昨晚一桌")
+table = ended_session(Club.objects.get(name="周末牌友会"), RuleTemplate.objects.get(name="三人全名堂"), users, name="昨晚一桌")
 print(table.pk)
 """
 

@@ -14,16 +14,11 @@ from apps.replays.access import VIEW_ACTION
 from apps.replays.models import ShareCode
 from apps.tables.models import Hand
 from tests.replays.helpers import deal_next
+from tests.replays.roles import user_of
 
 ROUTES = ("replays:hand", "replays:frames", "replays:export")
 ALLOWED = ("p0", "p1", "p2", "owner", "admin", "staff")
 DENIED = ("member", "outsider", "other_admin", "other_member")
-
-
-def user_of(world, role: str):
-    if role.startswith("p") and role[1:].isdigit():
-        return world.players[int(role[1:])]
-    return getattr(world, role)
 
 
 @pytest.mark.parametrize("route", ROUTES)

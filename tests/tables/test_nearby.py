@@ -199,7 +199,7 @@ def test_near_rule_refuses_the_close_sharer(players, make_template):
 
 def test_template_form_saves_the_options(client, club, players):
     from apps.clubs.models import RuleTemplate
-    from tests.clubs.test_template_form_fields import MAIN, opt
+    from tests.clubs.template_form import MAIN, opt
 
     client.force_login(players[0])
     data = {**MAIN, "preset": "full", **opt("full", min_huxi=15), "forbid_same_network": "on"}

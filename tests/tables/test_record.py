@@ -9,30 +9,14 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
-from django.utils import timezone
 
 from apps.clubs.models import Membership
-from apps.tables.models import Hand, Seat, Table, TableStatus
+from apps.tables.models import Hand, Table
+from tests.tables.sessions import ended_session
 
 pytestmark = pytest.mark.django_db
 
 MINE = reverse("tables:record")
-
-
-def _session(club, template, users, *, name, hands=2, scores=(5, -2, -3), status=TableStatus.FINISHED):
-    """An ended table where ``users`` sat, with ``hands`` finished hands (the first seat +5 in each)."""
-    table = Table(club=club, template=template, name=name, hands_per_session=max(hands, 1), status=status,
-                  hands_played=hands, created_by=users[0])
-    table.copy_rules(template)
-    table.save()
-    for i, user in enumerate(users):
-        Seat.objects.create(table=table, index=i, user=user, score=scores[i] * hands, wins=hands if i == 0 else 0)
-    for n in range(1, hands + 1):
-        Hand.objects.create(table=table, number=n, dealer=0, seed_hash="0" * 64, seed="1" * 64, status="finished",
-                            players={str(i): u.pk for i, u in enumerate(users)},
-                            totals={"total": {str(i): scores[i] for i in range(len(users))}},
-                            finished_at=timezone.now())
-    return table
 
 
 def _tables_on(html: str) -> list[int]:
@@ -40,8 +24,8 @@ def _tables_on(html: str) -> list[int]:
 
 
 def test_my_record_lists_my_sessions_with_results_and_replay_links(client, club, players, template):
-    old = _session(club, template, players, name="昨晚一桌")
-    new = _session(club, template, [players[1], players[0], players[2]], name="今晚一桌", hands=1)
+    old = ended_session(club, template, players, name="昨晚一桌")
+    new = ended_session(club, template, [players[1], players[0], players[2]], name="今晚一桌", hands=1)
     Table.objects.create(club=club, name="等人中", **{f: getattr(template, f) for f in ("preset", "players")})
     client.force_login(players[0])
     html = client.get(MINE).content.decode()
@@ -56,7 +40,7 @@ def test_my_record_lists_my_sessions_with_results_and_replay_links(client, club,
 
 
 def test_pages_follow_each_other_with_the_shared_pager(client, club, players, template):
-    tables = [_session(club, template, players, name=f"桌{i}", hands=1) for i in range(23)]
+    tables = [ended_session(club, template, players, name=f"桌{i}", hands=1) for i in range(23)]
     client.force_login(players[0])
     first = client.get(MINE).content.decode()
     assert _tables_on(first) == [t.pk for t in reversed(tables)][:20]
@@ -76,9 +60,9 @@ def test_a_page_costs_the_same_for_a_short_and_a_long_history(client, club, play
     short, long_ = make_user("short"), make_user("long")
     Membership.objects.create(club=club, user=short)
     Membership.objects.create(club=club, user=long_)
-    _session(club, template, [short, players[1], players[2]], name="一桌", hands=1)
+    ended_session(club, template, [short, players[1], players[2]], name="一桌", hands=1)
     for i in range(45):
-        _session(club, template, [long_, players[1], players[2]], name=f"桌{i}", hands=3)
+        ended_session(club, template, [long_, players[1], players[2]], name=f"桌{i}", hands=3)
     counts = {}
     for user in (short, long_):
         client.force_login(user)
@@ -96,14 +80,14 @@ def test_a_page_costs_the_same_for_a_short_and_a_long_history(client, club, play
 
 
 def test_a_manager_sees_a_members_record_in_his_club_only(client, club, players, template, make_user, make_club):
-    here = _session(club, template, players, name="本会一桌")
+    here = ended_session(club, template, players, name="本会一桌")
     other_owner = make_user("other_owner")
     other = make_club("别家", owner=other_owner, members=[players[1]])
     from apps.clubs.models import RuleTemplate
 
     other_template = RuleTemplate.objects.create(club=other, name="别家规则", preset="full", players=3,
                                                  base_score=1, hands_per_session=2, turn_seconds=15)
-    there = _session(other, other_template, [players[1], other_owner, make_user("x")], name="别家一桌")
+    there = ended_session(other, other_template, [players[1], other_owner, make_user("x")], name="别家一桌")
     url = reverse("tables:member_record", args=[club.pk, players[1].pk])
     client.force_login(club.admin_user)
     html = client.get(url).content.decode()

@@ -17,7 +17,7 @@ from apps.replays.export import hand_record
 from apps.replays.review import services, tasks
 from apps.replays.review.models import HandReview, ReviewStatus
 from apps.replays.review.selectors import weekly_trend
-from tests.replays.test_access import user_of
+from tests.replays.roles import user_of
 
 
 @pytest.fixture(autouse=True)
