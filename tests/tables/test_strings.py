@@ -37,6 +37,6 @@ def test_placeholder_strings_are_translated() -> None:
     with translation.override("zh-hans"):
         strings = table_strings()
     assert strings["turnOf"] % {"name": "阿明"} == "等待 阿明 出牌"
-    assert strings["dissolveAsk"] % {"name": "阿明"} == "阿明 申请解散房间"
+    assert strings["dissolveAsk"] % {"name": "阿明"} == "阿明 申请解散牌桌"
     assert strings["botName"] % {"n": 2} == "机器人 2"
     assert strings["selfDraw"] == "自摸"

@@ -1,18 +1,17 @@
-"""复盘 writes: who may ask for which seat, asking (once), and computing (once).
+"""复盘 writes: who may ask for which seat, and asking (once).
 
 - ``review_seat(access, user, seat)``: the seat a viewer may have reviewed. A player of the hand gets
   his own seat only; the club's owner/admins and staff any seat. Anything else is refused as the
   replays app refuses a hand (404), so a plain player cannot learn that another seat's review exists.
 - ``review_request``: one row per (hand, seat), made under the database's unique constraint; only the
   request that made the row (or revived a failed one) enqueues the task, after commit.
-- ``review_compute``: the task's work. It claims the row (pending → running) with one conditional
-  UPDATE, runs the engine's reviewer outside any transaction, and stores the result with another
-  (running → done): a second delivery of the task, or a parallel one, finds nothing to claim.
+- The task's work is compute.py's ``review_compute``: it claims the row (pending → running) with one
+  conditional UPDATE, runs the engine's reviewer outside any transaction, and stores the result with
+  another (running → done): a second delivery of the task, or a parallel one, finds nothing to claim.
 """
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -23,15 +22,12 @@ from django.db.models import Q
 from django.http import Http404
 from django.utils import timezone
 
-from apps.engine.analysis.review import review as engine_review
 from apps.tables.models import Hand, HandStatus
 from config.celery import send_on_commit
 
 from .. import access as replay_access
-from ..export import hand_record
 from .models import HandReview, ReviewStatus
 
-log = logging.getLogger(__name__)
 
 REVIEWERS = (replay_access.MANAGER, replay_access.STAFF)
 # A run not finished after this long was lost (its worker died): the next request starts it again.
@@ -118,27 +114,3 @@ def review_request(*, hand: Hand, seat: int, by) -> HandReview:
 
     send_on_commit(compute_review, review.pk)
     return review
-
-
-def review_compute(*, review_id: int) -> str:
-    """The task's work: ``done``, ``failed``, or ``skipped`` (not pending: done, or another run has it)."""
-    claimed = HandReview.objects.filter(pk=review_id, status=ReviewStatus.PENDING).update(
-        status=ReviewStatus.RUNNING, started_at=timezone.now())
-    if not claimed:
-        return "skipped"
-    review = HandReview.objects.select_related("hand").get(pk=review_id)
-    try:
-        result = engine_review(hand_record(review.hand), seat=review.seat, seed=review.seed,
-                               budget_ms=review.budget_ms)
-    except Exception:  # noqa: BLE001 - a record the reviewer cannot read: stored as failed, asked again later
-        log.exception("review %s (hand %s seat %s) failed", review_id, review.hand_id, review.seat)
-        HandReview.objects.filter(pk=review_id, status=ReviewStatus.RUNNING).update(
-            status=ReviewStatus.FAILED, error="engine", finished_at=timezone.now())
-        return "failed"
-    summary = result["seats"][str(review.seat)]
-    stored = HandReview.objects.filter(pk=review_id, status=ReviewStatus.RUNNING).update(
-        status=ReviewStatus.DONE, result={"decisions": result["decisions"], "summary": summary,
-                                          "review": result["review"]},
-        decisions=summary["decisions"], mistakes=summary["mistakes"], loss=summary["loss"],
-        finished_at=timezone.now())
-    return "done" if stored else "skipped"

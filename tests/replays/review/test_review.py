@@ -14,7 +14,8 @@ from django.utils import translation
 
 from apps.engine.analysis.review import review as engine_review
 from apps.replays.export import hand_record
-from apps.replays.review import services, tasks
+from apps.replays.review import compute, services, tasks
+from apps.replays.review.compute import review_compute
 from apps.replays.review.models import HandReview, ReviewStatus
 from apps.replays.review.selectors import weekly_trend
 from tests.replays.roles import user_of
@@ -95,8 +96,8 @@ def test_a_failed_review_is_stored_as_failed_and_asked_for_again(world, enqueued
         raise ValueError("unreadable")
 
     with monkeypatch.context() as m:
-        m.setattr(services, "engine_review", broken)
-        assert services.review_compute(review_id=review.pk) == "failed"
+        m.setattr(compute, "engine_review", broken)
+        assert review_compute(review_id=review.pk) == "failed"
     review.refresh_from_db()
     assert (review.status, review.error, review.result) == (ReviewStatus.FAILED, "engine", None)
     again = services.review_request(hand=world.hand, seat=0, by=world.players[0])
@@ -169,7 +170,7 @@ def test_the_poll_costs_a_fixed_number_of_queries(world, client, django_assert_n
     ask(client, world.hand)
     with django_assert_num_queries(4):
         assert state(client, world.hand).json()["status"] == "pending"
-    services.review_compute(review_id=HandReview.objects.get().pk)
+    review_compute(review_id=HandReview.objects.get().pk)
     with django_assert_num_queries(4):
         assert state(client, world.hand).json()["status"] == "done"
 
@@ -247,7 +248,7 @@ def test_many_parallel_requests_on_postgresql_store_one_review(make_user, monkey
 def test_the_weekly_trend_is_one_query(world, enqueued, django_assert_num_queries):
     p1 = world.players[1]
     review = services.review_request(hand=world.hand, seat=1, by=p1)
-    services.review_compute(review_id=review.pk)
+    review_compute(review_id=review.pk)
     review.refresh_from_db()
     services.review_request(hand=world.hand, seat=2, by=world.owner)  # pending, another player's
     with django_assert_num_queries(1):
@@ -282,7 +283,7 @@ def test_the_profile_shows_the_weekly_trend(world, client, enqueued):
     client.force_login(p1)
     assert "还没有复盘过的牌局" in client.get(reverse("accounts:profile")).content.decode()
     review = services.review_request(hand=world.hand, seat=1, by=p1)
-    services.review_compute(review_id=review.pk)
+    review_compute(review_id=review.pk)
     page = client.get(reverse("accounts:profile")).content.decode()
     assert "复盘趋势" in page and 'id="review-trend-data"' in page and "js/replay/trend.js" in page
     assert "vendor/uplot-1.6.32/uPlot.min.css" in page
