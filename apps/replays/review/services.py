@@ -28,7 +28,6 @@ from config.celery import send_on_commit
 from .. import access as replay_access
 from .models import HandReview, ReviewStatus
 
-
 REVIEWERS = (replay_access.MANAGER, replay_access.STAFF)
 # A run not finished after this long was lost (its worker died): the next request starts it again.
 STALE_RUN = timedelta(minutes=30)
