@@ -359,7 +359,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
         sends: list = []
         try:
             if kind == "ping":  # the page's heartbeat: no database, no lock, just a sign of life
-                await self.send_json({"type": "pong", "seq": self.seq})
+                await self.send_json({"type": "pong", "seq": self.seq, **({"id": msg_id} if msg_id is not None else {})})
                 return
             if kind == "resync":
                 await self._send_state()
