@@ -307,9 +307,10 @@ const canon = (v) => JSON.stringify(v, (_k, x) => (x && typeof x === "object" &&
   ? Object.fromEntries(Object.keys(x).sort().map((k) => [k, x[k]])) : x));
 const isLegal = (st, action) => Boolean(st && st.hand && st.hand.status === "playing"
   && legalActions(st.hand).some((a) => canon(a) === canon(action)));
-/** The view without what a reconnect changes by itself (the seats' online flags): equal means the
- * table did not move on between the tap and the fresh state. */
-const playView = (st) => canon({ ...st, seats: (st.seats || []).map((x) => ({ ...x, online: null })) });
+/** The view without what a reconnect changes by itself (the seats' online flags, and the same-network
+ * note a connect's state carries and an update does not): equal means the table did not move on
+ * between the tap and the fresh state. */
+const playView = (st) => canon({ ...st, nearby: null, seats: (st.seats || []).map((x) => ({ ...x, online: null })) });
 
 /** Whether a move still goes on the fresh state of a new socket. It keeps the seq of the view it
  * was made on, except when the fresh view differs from that one only by seats going offline and
