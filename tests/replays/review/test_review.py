@@ -239,9 +239,10 @@ def test_many_parallel_requests_on_postgresql_store_one_review(make_user, monkey
 
     deterministic_seeds(monkeypatch, request.node.nodeid)
     world = build_world(make_user)
-    made, errors = _race(world, monkeypatch, 5, one_writer_at_a_time=False)  # within the pool's 8 connections
+    # 3 at once: within the pool's 8 connections even when this worker's table threads keep theirs (3)
+    made, errors = _race(world, monkeypatch, 3, one_writer_at_a_time=False)
     assert errors == []
-    assert len(made) == 5 and len(set(made)) == 1 and HandReview.objects.count() == 1
+    assert len(made) == 3 and len(set(made)) == 1 and HandReview.objects.count() == 1
     assert enqueued == made[:1]
 
 
