@@ -64,3 +64,13 @@ def seed_played_hand(*, club_id: int, usernames: list, template: str, label: str
     hand = play_hand_via_services(table.pk, users, rng=random.Random(label), kind=kind)
     assert hand.status == "finished", hand.status
     return hand.pk
+
+
+# A table's actions and seat events from its log, as JSON (run through a test server's ``shell``
+# with ``__TABLE__`` replaced by the table's id).
+TABLE_LOG = """
+import json
+from apps.tables.models import TableEvent
+rows = TableEvent.objects.filter(table_id=__TABLE__).order_by("seq")
+print(json.dumps([[e.type, e.payload] for e in rows if e.type == "action" or e.type.startswith("seat.")]))
+"""

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.e2e_server import serve
-from tests.e2e.seeds import club_script
+from tests.e2e.seeds import TABLE_LOG, club_script
 
 os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
 
@@ -37,14 +37,6 @@ SEED = club_script(
     templates=[dict(name="练习八局", preset="full", players=3, hands_per_session=8, turn_seconds=300,
                     claim_seconds=120)],
 )
-
-EVENTS = """
-import json
-from apps.tables.models import Seat, TableEvent
-rows = TableEvent.objects.filter(table_id=__TABLE__).order_by("seq")
-print(json.dumps([[e.type, e.payload] for e in rows if e.type == "action" or e.type.startswith("seat.")]))
-"""
-
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
@@ -73,7 +65,7 @@ def my_turn(page, *, first: bool = False) -> tuple[int, int, str]:
 
 def events(server, tid: int) -> list:
     """The table's logged player actions and seat events, from the server's database."""
-    return json.loads(server["shell"](EVENTS.replace("__TABLE__", str(tid))))
+    return json.loads(server["shell"](TABLE_LOG.replace("__TABLE__", str(tid))))
 
 
 def my_actions(server, tid: int, seat: int, kind: str) -> list:

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.e2e_server import serve
-from tests.e2e.seeds import club_script
+from tests.e2e.seeds import TABLE_LOG, club_script
 
 os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
 
@@ -40,14 +40,6 @@ SEED = club_script(
 )
 SMALL, BIG = "一二三四五六七八九十", "壹贰叁肆伍陆柒捌玖拾"
 CARD_ID = re.compile(r"\b[sb]\d{1,2}\b")  # an engine card id on the screen would be a bug
-
-LOG = """
-import json
-from apps.tables.models import TableEvent
-rows = TableEvent.objects.filter(table_id=__TABLE__).order_by("seq")
-print(json.dumps([[e.type, e.payload] for e in rows if e.type == "action" or e.type.startswith("seat.")]))
-"""
-
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
@@ -69,7 +61,7 @@ def card_words(card: str) -> str:
 
 def log(server, page) -> list:
     tid = page.evaluate("() => window.tableApp.state.id")
-    return json.loads(server["shell"](LOG.replace("__TABLE__", str(tid))))
+    return json.loads(server["shell"](TABLE_LOG.replace("__TABLE__", str(tid))))
 
 
 def open_table(page, server, template: str, *, ready: bool = True) -> None:
