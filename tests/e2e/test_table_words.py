@@ -82,12 +82,21 @@ def happened(page) -> str:
     return page.text_content("#happened") or ""
 
 
-def until_my_discard(page, seconds: float = 60) -> None:
-    """Pass on every claim until the screen offers 出牌 (my turn to discard)."""
+def until_my_discard(page, seconds: float = 120) -> None:
+    """Pass on every claim until the screen offers 出牌 (my turn to discard).
+
+    A hand may end before my turn comes (a bot wins, or the stock runs out): then I press 下一局 and
+    wait on in the next hand.
+    """
     deadline = time.time() + seconds
     while time.time() < deadline:
         if page.locator(".action-bar .act-discard").count():
             return
+        if page.locator("#settlement:not([hidden]) .act-ready").count():
+            try:
+                page.click("#settlement .act-ready", timeout=1500)
+            except Exception:  # noqa: BLE001 - the panel changed under the click: look again
+                pass
         if page.locator(".action-bar .act-pass").count():
             try:
                 page.click(".action-bar .act-pass", timeout=1500)
