@@ -56,6 +56,10 @@ BOT_KINDS = (*BotLevel.values, "greedy", "random")
 TUOGUAN_LEVEL = BotLevel.HARD.value
 
 PIAO_SECONDS = 15  # a piao window's time to choose
+# An arranged table's first piao window waits for its players to arrive (they are moved there from
+# another page): each gets PIAO_SECONDS from his arrival, but a player still away after this long is
+# no longer waited for (his piao is the default, RULES.md §11.6).
+PIAO_ARRIVAL_SECONDS = 60
 DISSOLVE_SECONDS = 60  # a 解散 vote's time to answer
 
 

@@ -14,7 +14,7 @@ from apps.engine import settle
 from apps.engine.play.hand import Hand as EngineHand
 from apps.engine.records.chain import seed_commitment
 from apps.engine.rules import RuleSet
-from apps.tables.models import PIAO_SECONDS, Hand, HandStatus, Stage, Table, TableStatus
+from apps.tables.models import PIAO_ARRIVAL_SECONDS, PIAO_SECONDS, Hand, HandStatus, Stage, Table, TableStatus
 from apps.tables.signals import hand_finished, session_policy, table_finished
 from apps.tables.storage import rows
 from apps.tables.storage.jsontext import jsonable
@@ -47,13 +47,54 @@ def open_piao(ctx: Ctx) -> None:
         seat.piao = table.piao_choices[0] if seat.autoplay else None
         ctx.touch(seat)
     set_deadline(table, "piao", PIAO_SECONDS, seats=[s.index for s in ctx.seats if s.piao is None])
+    if awaits_arrival(table):
+        at = now()
+        table.deadline_info["arrive_by"] = (at + timedelta(seconds=PIAO_ARRIVAL_SECONDS)).isoformat()
+        table.deadline_info["arrived"] = {str(s.index): at.isoformat() for s in ctx.seats if s.online}
+        table.deadline = piao_deadline(ctx)
     ctx.event("piao.open", {"choices": table.piao_choices, "deadline": table.deadline.isoformat()})
     maybe_deal_after_piao(ctx)
+
+
+def awaits_arrival(table: Table) -> bool:
+    """An arranged table's first hand: its players were seated by a service (a match's next round)
+    and are on their way, so the piao window counts from each one's arrival (``note_arrival``)."""
+    return table.arranged and table.hands_played == 0
+
+
+def note_arrival(ctx: Ctx, seat) -> None:
+    """A seated player's socket came to the table (his seat goes online): during a piao window that
+    waits for arrivals, his full PIAO_SECONDS count from now (his first arrival only, and only
+    while he is still waited for)."""
+    table = ctx.table
+    info = table.deadline_info or {}
+    if table.stage != Stage.PIAO or table.deadline_kind != "piao" or "arrive_by" not in info:
+        return
+    at = now()
+    arrived = info.setdefault("arrived", {})
+    if str(seat.index) in arrived or at >= datetime.fromisoformat(info["arrive_by"]):
+        return
+    arrived[str(seat.index)] = at.isoformat()
+    table.deadline = piao_deadline(ctx)
+
+
+def piao_deadline(ctx: Ctx) -> datetime:
+    """When the piao window of a table waiting for arrivals closes: PIAO_SECONDS after the arrival
+    of each player still to choose, and for one not come yet, the end of the wait (``arrive_by``)."""
+    table = ctx.table
+    info = table.deadline_info
+    arrived = info.get("arrived") or {}
+    ends = [datetime.fromisoformat(arrived[str(s.index)]) + timedelta(seconds=PIAO_SECONDS)
+            if str(s.index) in arrived else datetime.fromisoformat(info["arrive_by"])
+            for s in ctx.seats if s.piao is None]
+    return max(ends) if ends else table.deadline
 
 
 def maybe_deal_after_piao(ctx: Ctx) -> None:
     if all(s.piao is not None for s in ctx.seats):
         deal(ctx)
+    elif ctx.table.stage == Stage.PIAO and "arrive_by" in (ctx.table.deadline_info or {}):
+        ctx.table.deadline = piao_deadline(ctx)  # one who chose is no longer waited for
 
 
 def new_seed() -> bytes:

@@ -24,6 +24,7 @@ from django.utils import timezone
 
 from apps.tables.models import OPEN_TABLE_STATUSES, Seat
 from apps.tables.storage import rows
+from apps.tables.transaction.session import note_arrival
 from apps.tables.transaction.unit import table_action
 
 
@@ -95,3 +96,5 @@ def set_online(*, table_id: int, index: int, online: bool, reason: str, stale=No
         seat.online = online
         ctx.touch(seat)
         ctx.event("seat.online", {"seat": seat.index, "online": online, "reason": reason})
+        if online:
+            note_arrival(ctx, seat)

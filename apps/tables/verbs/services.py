@@ -24,7 +24,7 @@ from apps.tables.read.selectors import access_for
 from apps.tables.transaction import nearby as nearby_writes
 from apps.tables.transaction.checks import check_member, check_open, check_seated, check_waiting
 from apps.tables.transaction.context import TableError, lock
-from apps.tables.transaction.session import maybe_deal_after_piao, maybe_start
+from apps.tables.transaction.session import maybe_deal_after_piao, maybe_start, note_arrival
 from apps.tables.transaction.snapshot import snapshot_of
 from apps.tables.transaction.transitions import do_add_bot, do_set_tuoguan, do_sit, do_vacate
 from apps.tables.transaction.unit import autoplay, table_action
@@ -257,6 +257,8 @@ def _set_online(ctx, seat: Seat | None, online: bool) -> None:
     seat.online = online
     ctx.touch(seat)
     ctx.event("seat.online", {"seat": seat.index, "online": online})
+    if online:
+        note_arrival(ctx, seat)
 
 
 def seat_set_tuoguan(*, user, table_id: int, on: bool, seat: Any = None) -> None:
