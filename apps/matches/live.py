@@ -19,7 +19,7 @@ from apps.ledgers import selectors as ledger_selectors
 from . import formats, selectors, services
 from .models import Entrant, EntrantStatus, Match, MatchState, MatchTable
 from .services import clock
-from .status import entrant_status, entrant_statuses, in_field
+from .status import entrant_status, entrant_statuses, in_field, round_byes
 
 
 def entry_options(*, match: Match, entry: Entrant | None, membership, balance: int | None, now) -> dict:
@@ -121,7 +121,9 @@ def page_payload(*, match: Match, user, membership, can_watch: bool, now=None) -
         "standings": match.state in (MatchState.RUNNING, MatchState.FINISHED),
         "options": options,
         "entry": None if entry is None else {
-            "status": entrant_status(entry, match, member=membership is not None).as_dict(),
+            # An active player's status is his standings row's (who sits the round out included).
+            "status": data["me"]["status"] if entry.status == EntrantStatus.ACTIVE and data["me"]
+            else entrant_status(entry, match, member=membership is not None).as_dict(),
             "checked_in": entry.checked_in_at is not None,
             "checked_in_at": timezone.localtime(entry.checked_in_at).strftime("%H:%M") if entry.checked_in_at else "",
         },
@@ -131,8 +133,8 @@ def page_payload(*, match: Match, user, membership, can_watch: bool, now=None) -
 
 
 def my_table(*, match: Match, user) -> dict:
-    """The viewer's own place in the match (two queries): the match's state and round, his status,
-    and his table now (``None`` between rounds, after the last one, or if he is not playing). A
+    """The viewer's own place in the match (two queries): the match's state and round, his status
+    (轮空 or 等待下一轮 between his tables) and his table now (``None`` between rounds, after the last one, or if he is not playing). A
     spectator or a member not in the match gets no table: nobody learns another player's table."""
     entry = (Entrant.objects.filter(match=match, user=user)
              .only("user_id", "status", "out_round", "absent_rounds", "rank", "current_table_id", "match_id")
@@ -149,5 +151,7 @@ def my_table(*, match: Match, user) -> dict:
         "round": match.current_round,
         "url": reverse("matches:detail", args=[match.pk]),
         "table": table,
-        "status": entrant_status(entry, match).as_dict() if entry else None,
+        # Between his tables: sitting the round out, or waiting for the next one (one more query).
+        "status": entrant_status(entry, match, byes=round_byes(match) if table is None else None).as_dict()
+        if entry else None,
     }

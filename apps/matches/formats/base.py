@@ -177,3 +177,7 @@ class MatchFormat:
 
     def tie_breaks(self, _: Translate) -> list[str]:
         raise NotImplementedError
+
+    def bye_note(self, _: Translate) -> str:
+        """What sitting the current round out means for a player (his status's reason)."""
+        return _("Sits this round out and waits for the next round.")

@@ -64,5 +64,8 @@ class Elimination(MatchFormat):
               "the final table plays %(hands)s hands for the places.") % {"hands": self.p.final_hands},
         ]
 
+    def bye_note(self, _: Translate) -> str:
+        return _("Sits this hand out (chips unchanged) and plays the next one.")
+
     def tie_breaks(self, _: Translate) -> list[str]:
         return [_("Chips"), _("Game points"), _("Best single hand"), _("Earlier registration")]

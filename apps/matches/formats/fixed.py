@@ -49,5 +49,10 @@ class Fixed(MatchFormat):
               "sit the round out and score %(bye)s match points.") % {"bye": arithmetic.format_points(byes, size)},
         ]
 
+    def bye_note(self, _: Translate) -> str:
+        points = self.bye_points() if len(self.p.points_by_rank) == self.p.table_size else 0
+        return _("Sits this round out (%(bye)s match points) and plays again next round.") % {
+            "bye": arithmetic.format_points(points, self.p.table_size)}
+
     def tie_breaks(self, _: Translate) -> list[str]:
         return [_("Match points"), _("Game points"), _("Best single hand"), _("Earlier registration")]

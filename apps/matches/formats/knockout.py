@@ -41,6 +41,9 @@ class Knockout(MatchFormat):
             _("When the players do not fill whole tables, the lowest-placed sit the round out and advance."),
         ]
 
+    def bye_note(self, _: Translate) -> str:
+        return _("Sits this round out and goes through to the next round.")
+
     def tie_breaks(self, _: Translate) -> list[str]:
         return [_("Round reached"), _("Game points at that table"), _("Game points"), _("Best single hand"),
                 _("Earlier registration")]

@@ -1,7 +1,8 @@
 // A match table's page follows its player through the match (config.follow, given by the match
 // that arranged the table): once this table's session is over, it asks the match where he plays
 // next (his own table only; spectators never ask) and takes him there after a short countdown he
-// may cancel; after the last round it leads to the final standings.
+// may cancel; until then it says why he waits (the next round, a bye, out); after the last round
+// it leads to the final standings.
 import { $, h, jsonScript } from "../common/dom.js";
 import { fmt } from "../common/text.js";
 
@@ -60,8 +61,11 @@ function render(data) {
     return;
   }
   if (data.table && data.table.id === cfg.tableId) return;  // still this round's table
-  const why = data.status && data.status.key !== "playing" && data.status.reason ? data.status.reason : t.waiting;
-  show(h("p", "", why), h("div", "actions", link(t.back, data.url, "follow-back")));
+  // Where he is in the match now, in the server's words (status.py): 等待下一轮 while this round's
+  // other tables play, 轮空 once the next round has started without him, out, absent...
+  const key = data.status ? data.status.key : "waiting";
+  const why = data.status && data.status.reason ? data.status.reason : t.waiting;
+  show(h("p", `follow-why follow-${key}`, why), h("div", "actions", link(t.back, data.url, "follow-back")));
 }
 
 async function poll() {
