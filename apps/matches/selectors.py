@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from django.db.models import QuerySet
+from django.db.models import Case, QuerySet, Value, When
 
 from apps.tables.models import OPEN_TABLE_STATUSES, Seat
 
@@ -28,6 +28,24 @@ from .models import (
 def club_matches(*, club) -> QuerySet[Match]:
     """The club's matches, newest start first (pages group them by ``state``)."""
     return Match.objects.filter(club=club).order_by("-starts_at", "-id")
+
+
+ANNOUNCED_STATES = (*BEFORE_START_STATES, MatchState.RUNNING)
+ANNOUNCED_MAX = 4
+
+
+def club_announced(*, club, user=None, limit: int = ANNOUNCED_MAX) -> tuple[list[Match], dict[int, Entrant]]:
+    """The club's running and coming matches for its page (running first, then the soonest start),
+    and the viewer's entries in them by match id: two queries, whatever the club's history."""
+    matches = list(
+        Match.objects.filter(club=club, state__in=ANNOUNCED_STATES)
+        .annotate(running_first=Case(When(state=MatchState.RUNNING, then=Value(0)), default=Value(1)))
+        .order_by("running_first", "starts_at", "id")[:limit]
+    )
+    entries: dict[int, Entrant] = {}
+    if matches and user is not None and user.is_authenticated:
+        entries = {e.match_id: e for e in Entrant.objects.filter(match__in=matches, user=user)}
+    return matches, entries
 
 
 def my_matches(*, user) -> QuerySet[Entrant]:
