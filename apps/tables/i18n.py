@@ -32,7 +32,7 @@ def table_strings() -> dict:
         "piao": _("Piao"), "fee": _("Table fee"), "total": _("Total"), "wins": _("Wins"), "dealer": _("Dealer"),
         "stock": _("Stock"), "reveal": _("Reveal"), "offline": _("Offline"), "tuoguan": _("Auto-play"),
         "cancelTuoguan": _("Stop auto-play"), "ready": _("Ready"), "readyDone": _("Ready ✓"),
-        "nextHand": _("Next hand"), "waitingPlayers": _("Waiting for players"), "join": _("Take a seat"),
+        "nextHand": _("Next hand"), "nextHandAuto": _("The next hand starts by itself in"), "waitingPlayers": _("Waiting for players"), "join": _("Take a seat"),
         "leave": _("Leave seat"), "addBot": _("Add a bot"), "emptySeat": _("Empty seat"), "botName": _("Bot %(n)s"),
         "you": _("You"), "yourTurn": _("Your turn: discard a card"), "turnOf": _("%(name)s to discard"),
         "claimsOpen": _("Waiting for claims"), "yourChoice": _("Your choice"), "chooseChi": _("Choose a chi"),

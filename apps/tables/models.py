@@ -60,6 +60,9 @@ PIAO_SECONDS = 15  # a piao window's time to choose
 # another page): each gets PIAO_SECONDS from his arrival, but a player still away after this long is
 # no longer waited for (his piao is the default, RULES.md §11.6).
 PIAO_ARRIVAL_SECONDS = 60
+# A table whose next hand starts by itself (a match table: ``session_policy`` auto_ready) shows the
+# hand's result this long first, unless every player taps 下一局 sooner.
+NEXT_HAND_SECONDS = 10
 DISSOLVE_SECONDS = 60  # a 解散 vote's time to answer
 
 

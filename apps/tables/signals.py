@@ -8,8 +8,9 @@
   commit, as for ``hand_finished``.
 - ``session_policy(sender=Table, table=<Table>)`` is asked inside a table transaction when a
   session's next hand could start; a receiver may answer a dict ``{"auto_ready": bool, "hold":
-  bool}``: ``auto_ready`` readies every seat after a hand, so the next one starts by itself (tables
-  opened by ``arranged.arranged_open``); ``hold`` keeps the next hand from starting (a paused
+  bool}``: ``auto_ready`` readies every seat ``NEXT_HAND_SECONDS`` after a hand (the "next"
+  deadline; sooner if every player taps 下一局), so the next one starts by itself (tables opened by
+  ``arranged.arranged_open``); ``hold`` keeps the next hand from starting (a paused
   match) until ``arranged.arranged_release`` is called. Any receiver asking for it wins; no
   receiver, or an answer of None: the usual rules (players click ready).
 - ``table_page(sender=Table, table=<Table>, user=<User>)`` is asked when the table page renders;

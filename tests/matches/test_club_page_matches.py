@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from apps.matches import services
 from apps.matches.models import Match
-from tests.language import VisibleText
+from tests.language import VisibleText, problems
 
 pytestmark = pytest.mark.django_db
 
@@ -60,6 +60,8 @@ def test_running_and_coming_matches_are_announced_with_state_time_and_link(clien
     for m in (running, soon, later):
         assert f'href="{reverse("matches:detail", args=[m.pk])}"' in html
     assert "上周的赛" not in html and "取消的赛" not in html
+    for _pk, _state, text in cards:
+        assert not problems(text, chinese=True), text
 
     # the clock decides the state shown: registration closed, check-in open → 签到中
     Match.objects.filter(pk=soon.pk).update(registration_opens_at=now - timedelta(hours=1),

@@ -307,7 +307,8 @@ def test_cancel_while_running_dissolves_tables_and_refunds(match_club, make_matc
 
 def test_humans_hands_start_by_themselves(match_club, make_match, mh):
     """Players who play every move themselves never click "ready": each next hand deals itself."""
-    from apps.tables.models import Hand
+    from apps.tables.models import Hand, Table
+    from apps.tables.verbs import play
     from tests.tables.helpers import play_hand_via_services
 
     club, owner, _admin, players = match_club(3)
@@ -318,6 +319,11 @@ def test_humans_hands_start_by_themselves(match_club, make_match, mh):
     seated = [next(u for u in players if u.pk == pk) for pk in mt.seats]
     assert Hand.objects.filter(table_id=mt.table_id).count() == 1  # dealt at once, nobody clicked ready
     play_hand_via_services(mt.table_id, seated)
+    # the hand's result shows for NEXT_HAND_SECONDS (a countdown on the page), then the second
+    # hand deals itself (the deadline beat)
+    table = Table.objects.get(pk=mt.table_id)
+    assert table.stage == "settle" and table.deadline_kind == "next"
+    assert play.deadline_fire(table_id=mt.table_id, at=table.deadline)
     assert Hand.objects.filter(table_id=mt.table_id).count() == 2  # the second hand dealt itself
     play_hand_via_services(mt.table_id, seated)
     match.refresh_from_db()

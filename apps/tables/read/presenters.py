@@ -15,7 +15,16 @@ from typing import Any
 
 from apps.clubs.fees import fee_seats
 from apps.engine.play.observer import build_view, build_views
-from apps.tables.models import DISSOLVE_SECONDS, PIAO_SECONDS, Hand, HandStatus, Seat, Stage, Table
+from apps.tables.models import (
+    DISSOLVE_SECONDS,
+    NEXT_HAND_SECONDS,
+    PIAO_SECONDS,
+    Hand,
+    HandStatus,
+    Seat,
+    Stage,
+    Table,
+)
 from apps.tables.read.summary import session_summary
 from apps.tables.storage.jsontext import to_json
 
@@ -90,7 +99,8 @@ def turn_of(hand_part: dict | None) -> int | None:
 def deadline_seconds(table: Table, kind: str) -> int | None:
     """The full length of a deadline of ``kind``: what a countdown starts from. ``None`` for a bot's
     deadline alone (a random short delay, no countdown) and for unknown kinds."""
-    return {"turn": table.turn_seconds, "claim": table.claim_seconds, "piao": PIAO_SECONDS}.get(kind)
+    return {"turn": table.turn_seconds, "claim": table.claim_seconds, "piao": PIAO_SECONDS,
+            "next": NEXT_HAND_SECONDS}.get(kind)
 
 
 def _table_part(table: Table, summary: list | None, seats: list[Seat]) -> dict[str, Any]:

@@ -14,7 +14,16 @@ from apps.engine import settle
 from apps.engine.play.hand import Hand as EngineHand
 from apps.engine.records.chain import seed_commitment
 from apps.engine.rules import RuleSet
-from apps.tables.models import PIAO_ARRIVAL_SECONDS, PIAO_SECONDS, Hand, HandStatus, Stage, Table, TableStatus
+from apps.tables.models import (
+    NEXT_HAND_SECONDS,
+    PIAO_ARRIVAL_SECONDS,
+    PIAO_SECONDS,
+    Hand,
+    HandStatus,
+    Stage,
+    Table,
+    TableStatus,
+)
 from apps.tables.signals import hand_finished, session_policy, table_finished
 from apps.tables.storage import rows
 from apps.tables.storage.jsontext import jsonable
@@ -221,7 +230,7 @@ def finish_hand(ctx: Ctx) -> None:
     for seat in ctx.seats:
         seat.score += int(hand.totals.get("total", {}).get(str(seat.index), 0))
         seat.wins += 1 if winner == seat.index else 0
-        seat.ready = seat.autoplay or auto_ready
+        seat.ready = seat.autoplay
         ctx.touch(seat)
     table.hands_played += 1
     # The engine's rule (RULES.md §2; an escape, §8.6: the dealer keeps the deal, the draws reset)
@@ -236,7 +245,23 @@ def finish_hand(ctx: Ctx) -> None:
         end_session(ctx, reason="complete")
     else:
         table.stage = Stage.SETTLE
+        if auto_ready:
+            # The next hand starts by itself: after NEXT_HAND_SECONDS (``start_next_hand``), or as
+            # soon as every player has tapped 下一局; a table of 托管 seats alone goes on at once.
+            set_deadline(table, "next", NEXT_HAND_SECONDS, seats=[s.index for s in ctx.seats if not s.ready])
         maybe_start(ctx)
+
+
+def start_next_hand(ctx: Ctx) -> None:
+    """The wait after a hand of a table that starts its hands by itself is over: everyone is
+    ready and the next hand starts (unless the arranger holds it: ``arranged_release`` then)."""
+    clear_deadline(ctx.table)
+    for seat in ctx.seats:
+        if seat.taken and not seat.ready:
+            seat.ready = True
+            ctx.touch(seat)
+            ctx.event("seat.ready", {"seat": seat.index, "timeout": True})
+    maybe_start(ctx)
 
 
 def end_session(ctx: Ctx, *, reason: str) -> None:

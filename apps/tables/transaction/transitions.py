@@ -15,7 +15,13 @@ from apps.tables.models import TUOGUAN_LEVEL, HandStatus, Seat, Stage, TableStat
 from apps.tables.transaction import nearby
 from apps.tables.transaction.bots import bot_action
 from apps.tables.transaction.context import Ctx, TableError, now
-from apps.tables.transaction.session import after_engine, deal, end_session, set_play_deadline
+from apps.tables.transaction.session import (
+    after_engine,
+    deal,
+    end_session,
+    set_play_deadline,
+    start_next_hand,
+)
 
 TUOGUAN_AFTER_TIMEOUTS = 2  # time-outs in a row before a seat is put on 托管
 
@@ -105,6 +111,8 @@ def fire_deadline(ctx: Ctx, at) -> bool:
         fired = True
         if table.deadline_kind == "piao":
             _piao_timeout(ctx)
+        elif table.deadline_kind == "next" and table.stage == Stage.SETTLE:
+            start_next_hand(ctx)
         elif table.stage == Stage.HAND and ctx.engine_hand is not None:
             _play_timeout(ctx, at)
         else:
