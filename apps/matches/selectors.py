@@ -36,7 +36,8 @@ ANNOUNCED_MAX = 4
 
 def club_announced(*, club, user=None, limit: int = ANNOUNCED_MAX) -> tuple[list[Match], dict[int, Entrant]]:
     """The club's running and coming matches for its page (running first, then the soonest start),
-    and the viewer's entries in them by match id: two queries, whatever the club's history."""
+    and the viewer's entries in them by match id: two queries, whatever the club's history (a third
+    when he plays a running one: does he sit its round out? ``match.round_byes``)."""
     matches = list(
         Match.objects.filter(club=club, state__in=ANNOUNCED_STATES)
         .annotate(running_first=Case(When(state=MatchState.RUNNING, then=Value(0)), default=Value(1)))
@@ -45,6 +46,16 @@ def club_announced(*, club, user=None, limit: int = ANNOUNCED_MAX) -> tuple[list
     entries: dict[int, Entrant] = {}
     if matches and user is not None and user.is_authenticated:
         entries = {e.match_id: e for e in Entrant.objects.filter(match__in=matches, user=user)}
+    running = {m.pk: m for m in matches if m.state == MatchState.RUNNING}
+    for m in running.values():
+        m.round_byes = frozenset()
+    between = [pk for pk, e in entries.items() if pk in running and e.status == EntrantStatus.ACTIVE
+               and not e.current_table_id]
+    if between:
+        for match_id, number, byes in MatchRound.objects.filter(match_id__in=between).values_list(
+                "match_id", "number", "byes"):
+            if number == running[match_id].current_round:
+                running[match_id].round_byes = frozenset(byes or ())
     return matches, entries
 
 

@@ -14,7 +14,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from apps.matches import services
-from apps.matches.models import Match
+from apps.matches.models import Match, MatchRound
 from tests.language import VisibleText, problems
 
 pytestmark = pytest.mark.django_db
@@ -35,10 +35,11 @@ def test_running_and_coming_matches_are_announced_with_state_time_and_link(clien
     club, owner, _admin, players = match_club(4)
     now = timezone.now()
     running = make_match(club, owner, name="正在打的赛", entry_fee=0)
-    mh.register_all(running, players[:3])
-    mh.start(running)
+    mh.register_all(running, players[:4])
+    mh.start(running)  # one table of three and a bye
+    viewer = next(u for u in players if u.pk in MatchRound.objects.get(match=running, number=1).byes)
     soon = make_match(club, owner, name="今晚积分赛", starts_at=now + timedelta(hours=3), entry_fee=0)
-    services.register(match=soon, user=players[0])
+    services.register(match=soon, user=viewer)
     later = make_match(club, owner, name="下周淘汰赛", starts_at=now + timedelta(days=7),
                        registration_opens_at=now + timedelta(days=6), entry_fee=0)
     done = make_match(club, owner, name="上周的赛", entry_fee=0)
@@ -46,14 +47,14 @@ def test_running_and_coming_matches_are_announced_with_state_time_and_link(clien
     gone = make_match(club, owner, name="取消的赛", entry_fee=0)
     Match.objects.filter(pk=gone.pk).update(state="cancelled", cancel_reason="人数不足")
 
-    client.force_login(players[0])
+    client.force_login(viewer)
     html = client.get(reverse("clubs:detail", args=[club.pk])).content.decode()
     cards = _cards(html)
     assert [(pk, state) for pk, state, _text in cards] == [
         (running.pk, "running"), (soon.pk, "registering"), (later.pk, "draft")]
     assert html.index('id="club-matches"') < html.index('id="tables"')  # at the top of the page
     texts = {pk: text for pk, _state, text in cards}
-    assert "进行中" in texts[running.pk] and "第 1 轮" in texts[running.pk]
+    assert "进行中" in texts[running.pk] and "第 1 轮" in texts[running.pk] and "轮空" in texts[running.pk]
     start = timezone.localtime(soon.starts_at).strftime("%m-%d %H:%M")
     assert "报名中" in texts[soon.pk] and start in texts[soon.pk] and "已报名" in texts[soon.pk]
     assert "未开放报名" in texts[later.pk] and "开放报名" in texts[later.pk]

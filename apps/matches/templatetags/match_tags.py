@@ -1,7 +1,8 @@
 """``{% club_matches_now club as matches %}``: the club page's announcement of its running and
 coming matches (templates/clubs/_matches_now.html), each with its start, its state in words (as
 the clock has made it due: 报名中, 签到中, 进行中 ...), the round being played and the viewer's own
-entry. Two queries (selectors.club_announced), whatever the club's history."""
+entry (轮空 or 等待下一轮 between his tables). A fixed number of queries (selectors.club_announced),
+whatever the club's history."""
 
 from __future__ import annotations
 
@@ -27,5 +28,5 @@ def club_matches_now(context, club) -> list:
         m.shown_state = clock.due_state(m, now)
         m.shown_state_label = labels[m.shown_state]
         entry = entries.get(m.pk)
-        m.my_entry = entrant_status(entry, m) if entry else None
+        m.my_entry = entrant_status(entry, m, byes=getattr(m, "round_byes", None)) if entry else None
     return matches
