@@ -37,6 +37,7 @@ def table_strings() -> dict:
         "you": _("You"), "yourTurn": _("Your turn: discard a card"), "turnOf": _("%(name)s to discard"),
         "claimsOpen": _("Waiting for claims"), "yourChoice": _("Your choice"), "chooseChi": _("Choose a chi"),
         "cancel": _("Cancel"), "choosePiao": _("Choose piao"), "piaoWaiting": _("Waiting for piao choices"),
+        "piaoArriving": _("Waiting for %(names)s to come to the table"),
         "dissolve": _("Dissolve"), "dissolveAsk": _("%(name)s asks to dissolve the table"),
         "agree": _("Agree"), "refuse": _("Refuse"), "dissolveTable": _("Dissolve table"),
         "dissolved": _("The table was dissolved"), "finished": _("Session over"),

@@ -24,7 +24,7 @@ import pytest
 
 from tests.e2e.e2e_server import serve
 from tests.e2e.match_night import sign_in
-from tests.e2e.match_rounds import PASSWORD
+from tests.e2e.match_rounds import PASSWORD, PLAYERS
 
 os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
 
@@ -80,6 +80,9 @@ def test_a_match_between_its_tables(server, browser):
     # (at least his 15 s: the window also waits, up to a minute from the seating, for the two
     # others, who have not come yet)
     assert 12 <= left <= 60, left
+    names = dict(PLAYERS)
+    away = "、".join(names[u] for u in table1["seats"][1:])
+    assert p.inner_text("#center .banner-text") == f"等待 {away} 入座"  # who the window waits for
     shot(p, "piao_on_arrival")
     p.click('#piao .act-piao[data-value="1"]')
     p.wait_for_selector("#piao", state="hidden")

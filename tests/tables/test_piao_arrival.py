@@ -15,8 +15,10 @@ from django.utils import timezone
 
 from apps.clubs.models import RuleTemplate
 from apps.tables.models import PIAO_ARRIVAL_SECONDS, PIAO_SECONDS, Seat, Table
+from apps.tables.read.presenters import table_state
 from apps.tables.transaction import session
 from apps.tables.verbs import arranged, play, presence, services
+from tests.tables.helpers import current
 
 
 class Clock:
@@ -48,6 +50,11 @@ def table(pk) -> Table:
     return Table.objects.get(pk=pk)
 
 
+def _state(pk) -> dict:
+    t, hand, eh = current(pk)
+    return table_state(t, list(Seat.objects.filter(table=t).order_by("index")), hand, eh, 0)
+
+
 @pytest.mark.django_db
 def test_each_player_gets_the_full_piao_time_from_his_arrival(club, players, clock):
     t0 = clock.at
@@ -59,11 +66,14 @@ def test_each_player_gets_the_full_piao_time_from_his_arrival(club, players, clo
     clock.advance(12)  # the first player arrives 12 s later (the old window had 3 s left)
     services.socket_open(user=players[0], table_id=t.pk)
     assert table(t.pk).deadline == t0 + timedelta(seconds=PIAO_ARRIVAL_SECONDS)  # two still away
+    state = _state(t.pk)  # the page says who is still on his way, the ring counts the whole wait
+    assert state["arriving"] == [1, 2] and state["deadline_seconds"] == PIAO_ARRIVAL_SECONDS
     clock.advance(3)
     services.socket_open(user=players[1], table_id=t.pk)
     clock.advance(5)  # the last one at 20 s, through the presence touch (a socket of another process)
     presence.set_online(table_id=t.pk, index=2, online=True, reason="seen")
     assert table(t.pk).deadline == t0 + timedelta(seconds=20 + PIAO_SECONDS)
+    assert _state(t.pk)["arriving"] == []
     # a reconnect later is no new arrival
     services.seat_set_online(user=players[2], table_id=t.pk, online=False)
     clock.advance(4)
@@ -115,3 +125,4 @@ def test_only_the_first_hand_of_an_arranged_table_waits(club, players, make_temp
     assert table(mine.pk).stage == "piao"
     assert table(mine.pk).deadline == t0 + timedelta(seconds=PIAO_SECONDS)
     assert "arrive_by" not in table(mine.pk).deadline_info
+    assert _state(mine.pk)["arriving"] == [] and _state(mine.pk)["deadline_seconds"] == PIAO_SECONDS

@@ -18,6 +18,7 @@ from apps.engine.play.observer import build_view, build_views
 from apps.tables.models import (
     DISSOLVE_SECONDS,
     NEXT_HAND_SECONDS,
+    PIAO_ARRIVAL_SECONDS,
     PIAO_SECONDS,
     Hand,
     HandStatus,
@@ -136,6 +137,13 @@ def _table_part(table: Table, summary: list | None, seats: list[Seat]) -> dict[s
         # table waits for - who holds an option on the card is hidden (RULES.md §6).
         state["deadline"], state["deadline_kind"] = _ms(datetime.fromisoformat(info["window"])), "claim"
     state["deadline_seconds"] = deadline_seconds(table, state["deadline_kind"]) if state["deadline"] else None
+    # A piao window that waits for its players to come (an arranged table's first hand): who has
+    # not come yet (the seats' presence is public), and the wait's whole length for the ring.
+    state["arriving"] = []
+    if table.stage == Stage.PIAO and "arrive_by" in info:
+        arrived = info.get("arrived") or {}
+        state["arriving"] = [s.index for s in seats if s.piao is None and str(s.index) not in arrived]
+        state["deadline_seconds"] = PIAO_ARRIVAL_SECONDS
     if table.dissolve_by is not None:
         state["dissolve"] = {
             "by": table.dissolve_by,

@@ -243,8 +243,11 @@ export function renderCenter(root, state, t) {
     root.append(b);
     root.append(h("div", "hand-no", `${t.hand} ${hand.number}/${state.hands_per_session} · ${t["preset_" + state.preset] || state.preset}`));
   } else if (showsCountdown(state) && state.stage === "piao") {
+    // An arranged table's first 飘 waits for its players to come (each has his full time from his
+    // arrival): who is still on his way.
+    const away = (state.arriving || []).map((i) => state.seats[i]).filter((s) => s && s.index !== state.me);
     const b = h("div", "banner");
-    b.append(h("span", "banner-text", t.piaoWaiting), ring());
+    b.append(h("span", "banner-text", away.length ? fmt(t.piaoArriving, { names: away.map((s) => s.name).join("、") }) : t.piaoWaiting), ring());
     root.append(b);
   }
 }
