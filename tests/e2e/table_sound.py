@@ -102,8 +102,8 @@ def stub_script(*, voices=(("Fake 中文", "zh-CN"),), speak_ms: int = 0, speech
       addEventListener() {}, removeEventListener() {},
     } });
   } else {
-    delete window.speechSynthesis;
-    delete window.SpeechSynthesisUtterance;
+    Object.defineProperty(window, "speechSynthesis", { configurable: true, value: undefined });
+    Object.defineProperty(window, "SpeechSynthesisUtterance", { configurable: true, value: undefined });
   }
   class Param { setValueAtTime() {} exponentialRampToValueAtTime() {} }
   class Node { connect(next) { return next || this; } }

@@ -35,6 +35,13 @@ SEED = club_script(
     templates=[dict(name=ROOM, preset="full", players=3, hands_per_session=8, turn_seconds=300, claim_seconds=120)],
 )
 PORTRAIT, LANDSCAPE, DESKTOP = (390, 844), (844, 390), (1280, 800)
+PAGE_ERRORS: dict[str, list[str]] = {}  # username -> the uncaught script errors of his pages
+
+
+def close(page, username: str) -> None:
+    """End a test's page: no script error may have gone uncaught on it."""
+    page.context.close()
+    assert PAGE_ERRORS.pop(username, []) == []
 
 
 @pytest.fixture(scope="module")
@@ -55,6 +62,8 @@ def sign_in(browser, server, username: str, stub: str, size=PORTRAIT):
     context.set_default_timeout(15000)
     context.add_init_script(stub)
     page = context.new_page()
+    errors = PAGE_ERRORS.setdefault(username, [])
+    page.on("pageerror", lambda error: errors.append(str(error)))
     page.goto(f"{server['url']}/accounts/login/")
     page.fill("#id_username", username)
     page.fill("#id_password", PASSWORD)
@@ -145,7 +154,7 @@ def test_the_calls_are_the_public_events_and_never_a_hidden_card(server, browser
             break
     assert hidden_wei, "no hand had another seat's hidden 偎"
     shot(page, "10_voice_hand_end_portrait")
-    page.context.close()
+    close(page, "sp_p0")
 
 
 def test_the_switch_mutes_or_plays_tones_and_is_remembered(server, browser):
@@ -207,22 +216,28 @@ def test_the_switch_mutes_or_plays_tones_and_is_remembered(server, browser):
                 assert not overlap, (label, other, ob, btn)
         page.keyboard.press("Escape")
         menu.wait_for(state="hidden")
-    page.context.close()
+    close(page, "sp_p1")
 
 
-def test_no_chinese_voice_means_tones(server, browser):
-    page = sign_in(browser, server, "sp_p2", stub_script(voices=(("English", "en-US"),)))
+@pytest.mark.parametrize(("user", "stub", "synthesis"), [
+    ("sp_p2", stub_script(voices=(("English", "en-US"),)), "object"),  # speech, but no Chinese voice
+    ("sp_p4", stub_script(speech=False), "undefined"),  # no speech synthesis at all
+])
+def test_no_chinese_voice_means_tones(server, browser, user, stub, synthesis):
+    page = sign_in(browser, server, user, stub)
     open_table(page, server)
+    assert page.evaluate("() => typeof window.speechSynthesis") == synthesis
+    assert page.text_content("#mute-btn") == "语音"
     page.click("#mute-btn")
     assert page.text_content("#sound-menu .sound-note") == "本机没有中文语音，改用音效"
     assert page.locator("#sound-menu .sound-note").is_visible()
-    shot(page, "30_no_chinese_voice_menu")
+    shot(page, f"30_no_chinese_voice_menu_{user}")
     page.keyboard.press("Escape")
     play_hand(page)
     page.wait_for_timeout(600)
     assert spoken(page) == []
     assert len(tones(page)) >= 5
-    page.context.close()
+    close(page, user)
 
 
 def test_slow_speech_drops_stale_calls_and_never_lags(server, browser):
@@ -242,4 +257,4 @@ def test_slow_speech_drops_stale_calls_and_never_lags(server, browser):
     assert max(s["waiting"] for s in said) == 0
     assert texts[-1] == want[-1]
     assert said[-1]["at"] - ended < 1500, (said[-1]["at"] - ended)
-    page.context.close()
+    close(page, "sp_p3")

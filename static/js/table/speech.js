@@ -277,6 +277,11 @@ export function initSoundSwitch(btn, t) {
       items[(at + (ev.key === "ArrowDown" ? 1 : items.length - 1)) % items.length].focus();
     }
   });
-  window.addEventListener("resize", () => openMenu(false));
+  // Tab out of the menu closes it (a tap outside does, above; a tap on the note inside does not).
+  menu.addEventListener("focusout", (ev) => {
+    const to = ev.relatedTarget;
+    if (to && !menu.contains(to) && to !== button) openMenu(false);
+  });
+  window.addEventListener("resize", () => { if (!menu.hidden) openMenu(false); });
   showSwitch();
 }
