@@ -30,8 +30,8 @@ SHOTS = Path("/tmp/shots/r-speech")
 PASSWORD = "Paohuzi-e2e-2024"
 ROOM = "语音八局"
 SEED = club_script(
-    club="会说话的牌桌", users=[("sp_owner", "馆主")] + [(f"sp_p{i}", f"玩家{i}") for i in range(5)],
-    password=PASSWORD, members=range(1, 6),
+    club="会说话的牌桌", users=[("sp_owner", "馆主")] + [(f"sp_p{i}", f"玩家{i}") for i in range(6)],
+    password=PASSWORD, members=range(1, 7),
     templates=[dict(name=ROOM, preset="full", players=3, hands_per_session=8, turn_seconds=300, claim_seconds=120)],
 )
 PORTRAIT, LANDSCAPE, DESKTOP = (390, 844), (844, 390), (1280, 800)
@@ -56,9 +56,9 @@ def shot(page, name: str) -> None:
     page.screenshot(path=str(SHOTS / f"{name}.png"))
 
 
-def sign_in(browser, server, username: str, stub: str, size=PORTRAIT):
+def sign_in(browser, server, username: str, stub: str, size=PORTRAIT, locale="zh-CN"):
     context = browser.new_context(viewport={"width": size[0], "height": size[1]}, device_scale_factor=2,
-                                  locale="zh-CN")
+                                  locale=locale)
     context.set_default_timeout(15000)
     context.add_init_script(stub)
     page = context.new_page()
@@ -217,6 +217,23 @@ def test_the_switch_mutes_or_plays_tones_and_is_remembered(server, browser):
         page.keyboard.press("Escape")
         menu.wait_for(state="hidden")
     close(page, "sp_p1")
+
+
+def test_an_english_page_has_the_switch_in_english_and_the_calls_stay_chinese(server, browser):
+    page = sign_in(browser, server, "sp_p5", stub_script(), locale="en-US")
+    open_table(page, server)
+    assert page.text_content("#mute-btn") == "Voice"
+    assert page.get_attribute("#mute-btn", "title") == "Sound: Voice"
+    page.click("#mute-btn")
+    assert page.locator("#sound-menu [role=menuitemradio]").all_text_contents() == ["Voice", "Tones", "Mute"]
+    shot(page, "40_switch_menu_english")
+    page.keyboard.press("Escape")
+    play_hand(page)
+    page.wait_for_timeout(600)
+    said = spoken(page)
+    assert said and {s["lang"] for s in said} == {"zh-CN"}
+    assert all(s["text"] and not any(c.isascii() for c in s["text"]) for s in said), said
+    close(page, "sp_p5")
 
 
 @pytest.mark.parametrize(("user", "stub", "synthesis"), [
