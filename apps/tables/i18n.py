@@ -60,7 +60,7 @@ def table_strings() -> dict:
         "shangjia": _("Previous seat"), "xiajia": _("Next seat"), "duijia": _("Opposite seat"),
         "waitingJoin": _("Waiting to join"), "bigWinner": _("Big winner"), "zimo": _("Self-drawn wins"),
         "dianpao": _("Dealt in"), "bestHuxi": _("Best huxi"), "rematch": _("Play again"),
-        "rules": _("Table rules"), "soundOn": _("Sound on"), "soundOff": _("Sound off"),
+        "rules": _("Table rules"),
         # Issue 24: the 托管 switch, the 解散 confirmation, the result of a dissolved table.
         "tuoguanOn": _("Auto-play on"), "tuoguanHelp": _("Let the computer play for you until you switch it off"),
         "error_not_playing": _("Auto-play can be switched on only while the table plays."),
@@ -150,6 +150,10 @@ def table_strings() -> dict:
         "shareLocation": _("Share location"), "locationShared": _("Location shared"),
         "locationDenied": _("Location not available: allow it in the browser to share it."),
         "locationHelp": _("Only the distance class between seated players is kept, never your position."),
+        # Issue #47: the public moves called out loud; the switch 语音 / 音效 / 静音 (static/js/table/speech.js).
+        "soundVoice": pgettext("sound mode", "Voice"), "soundTones": pgettext("sound mode", "Tones"),
+        "soundMute": pgettext("sound mode", "Mute"), "soundTitle": _("Sound: %(mode)s"), "soundMenu": _("Sound"),
+        "soundNoVoice": _("No Chinese voice on this device: tones instead"),
         # Issue #46: every moment of a table says what is happening.
         "error_not_waiting": _("This table has already started."),
         "error_match_no_dissolve": _("A match table cannot be dissolved; it ends with its match round."),

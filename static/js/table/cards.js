@@ -14,12 +14,19 @@ export function cardText(name) {
   return name ? parseCard(name).glyph : "";
 }
 
+/** A card as Chinese players say it, whatever the page's language: 小八, 大拾 (the spoken calls of
+ * speech.js use it: their voice is a Chinese one). */
+export function zhCardName(name) {
+  const c = parseCard(name);
+  return `${c.big ? "大" : "小"}${c.glyph}`;
+}
+
 /** What a player calls a card (its hover title): 小八, 大拾 on a Chinese page; "small 8", "big 10"
  * (RULES.md §12's words) on an English one. Never the notation "s8" (issue #46). */
 export function cardName(name) {
   const c = parseCard(name);
   const zh = (document.documentElement.lang || "zh").toLowerCase().startsWith("zh");
-  if (zh) return `${c.big ? "大" : "小"}${c.glyph}`;
+  if (zh) return zhCardName(name);
   return `${c.big ? "big" : "small"} ${c.rank}`;
 }
 

@@ -4,11 +4,12 @@ import { $, jsonScript } from "../common/dom.js";
 import { fmt } from "../common/text.js";
 import { legalActions, renderCenter, renderMine, renderOpponents, saveArrangement, updateRing } from "./board.js";
 import { moveCard } from "./cards.js";
-import { awayLines, eventLines } from "./narrate.js";
+import { awayLines, eventCalls, eventLines } from "./narrate.js";
 import { renderNearby } from "./nearby.js";
 import { dissolveNotices, renderDissolveBar, showNotice } from "./notices.js";
 import { countdown, renderActions, renderChiChooser, renderOver, renderPiao, renderSettlement, renderWaiting } from "./panels.js";
 import { TableSocket } from "./socket.js";
+import { callOut, cue, initSoundSwitch } from "./speech.js";
 
 const cfg = jsonScript("table-config");
 const t = jsonScript("table-strings");
@@ -456,53 +457,8 @@ function showConnection(status, code) {
   el.hidden = status === "open" && !back;
 }
 
-// --- sound: short WebAudio beeps for my turn and my claim options, with a mute switch -------------
-const sound = { ctx: null, muted: localStorage.getItem("paohuzi:muted") === "1" };
-function beep(freqs) {
-  if (sound.muted) return;
-  try {
-    if (!sound.ctx || sound.ctx.state !== "running") return;
-    const now = sound.ctx.currentTime;
-    freqs.forEach((f, i) => {
-      const osc = sound.ctx.createOscillator();
-      const gain = sound.ctx.createGain();
-      osc.frequency.value = f;
-      gain.gain.setValueAtTime(0.12, now + i * 0.12);
-      gain.gain.exponentialRampToValueAtTime(0.001, now + i * 0.12 + 0.11);
-      osc.connect(gain).connect(sound.ctx.destination);
-      osc.start(now + i * 0.12);
-      osc.stop(now + i * 0.12 + 0.12);
-    });
-  } catch { /* no audio here: play on silently */ }
-}
-// Browsers start audio only after a gesture: the first tap on the page opens (or resumes) it.
-document.addEventListener("pointerdown", () => {
-  try {
-    sound.ctx = sound.ctx || new AudioContext();
-    if (sound.ctx.state === "suspended") sound.ctx.resume();
-  } catch { /* no audio */ }
-}, { passive: true });
-function cue(prev, next) {
-  const legal = (s) => legalActions(s && s.hand);
-  const kinds = (s) => new Set(legal(s).map((a) => a.type));
-  const was = kinds(prev);
-  const now = kinds(next);
-  if (["hu", "peng", "chi"].some((k) => now.has(k) && !was.has(k))) beep([660, 880]);
-  else if (now.has("discard") && !was.has("discard")) beep([520]);
-}
-const muteBtn = $("mute-btn");
-function showMute() {
-  muteBtn.textContent = "♪";
-  muteBtn.classList.toggle("muted", sound.muted);
-  muteBtn.title = sound.muted ? t.soundOn : t.soundOff;
-  muteBtn.setAttribute("aria-pressed", sound.muted ? "true" : "false");
-}
-muteBtn.addEventListener("click", () => {
-  sound.muted = !sound.muted;
-  localStorage.setItem("paohuzi:muted", sound.muted ? "1" : "0");
-  showMute();
-});
-showMute();
+// --- sound: the calls of public moves, the tones of my turn, the 语音/音效/静音 switch (speech.js) ---
+initSoundSwitch($("mute-btn"), t);
 
 socket = new TableSocket(cfg.wsPath, {
   onState(next, events = [], { fresh = false } = {}) {
@@ -520,6 +476,7 @@ socket = new TableSocket(cfg.wsPath, {
     render();
     const said = eventLines(events, next, t);
     if (said.length) say(said);
+    callOut(eventCalls(events));
   },
   onError(msg) { showError(t[`error_${msg.code}`] || t.error_generic); },
   onStatus(status, code) {

@@ -65,6 +65,31 @@ export function eventLines(events, state, t) {
   return out;
 }
 
+/** What a win is called: 自摸 on one's own draw, 放炮 on a discard, 胡 otherwise. */
+const WIN_CALLS = { self_draw: "zimo", discard: "dianpao" };
+
+/** The calls of one update's events, in order (speech.js says them out loud): one per public move,
+ * ``{seat, kind, card}``. Only a discarded or turned-up card is named (``card``): every viewer sees
+ * it at that moment. A move (吃/碰/偎/提/跑/臭偎/胡) is called without its card, so a hidden 偎 is just
+ * 偎, and a pass (another seat's option) is never among the events. ``kind``: discard, show, chi,
+ * peng, pao, ti, wei, chou_wei, hu, zimo, dianpao, huang. */
+export function eventCalls(events) {
+  const out = [];
+  for (const e of events || []) {
+    const ev = e.type === "engine" ? e.event : null;
+    if (!ev) continue;
+    let kind = null;
+    let card = null;
+    if (ev.type === "discard" || ev.type === "show") { kind = ev.type; card = ev.card || null; }
+    else if (ev.type === "wei") kind = ev.chou ? "chou_wei" : "wei";
+    else if (ev.type === "hu") kind = WIN_CALLS[ev.win_by] || "hu";
+    else if (ev.type === "natural_win") kind = "hu";
+    else if (ev.type === "huang" || ENGINE_WORDS[ev.type]) kind = ev.type;
+    if (kind && (card || (kind !== "discard" && kind !== "show"))) out.push({ seat: ev.seat ?? null, kind, card });
+  }
+  return out;
+}
+
 function counts(cards) {
   const m = new Map();
   for (const c of cards || []) if (c) m.set(c, (m.get(c) || 0) + 1);
