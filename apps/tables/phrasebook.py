@@ -90,5 +90,5 @@ def page_strings() -> dict[str, str]:
         "error_bad_phrase": gettext("Choose one of the quick phrases."),
         "error_phrases_off": gettext("Quick phrases are turned off at this table."),
         "error_phrase_too_fast": gettext("Not so fast: wait a moment before the next phrase."),
-        "error_phrase_spectator": gettext("Only seated players may send phrases."),
+        "phrasesSeatedOnly": gettext("Only seated players may send phrases."),
     }

@@ -147,6 +147,7 @@ def test_phrase_shows_by_the_senders_seat_and_a_spectator_cannot_send(server, br
     owner.click("#phrase-btn")
     owner.wait_for_selector("#phrase-sheet:not([hidden]) .phrase-mute")
     assert owner.locator("#phrase-sheet .phrase-item, #phrase-sheet .phrase-reaction").count() == 0
+    assert owner.inner_text("#phrase-sheet .phrase-note") == "只有入座的玩家才能发快捷语。"
     shot(owner, "spectator_sheet")
     owner.click("#phrase-btn")
     owner.evaluate("() => window.tableApp.socket.send({type: 'phrase', phrase: 'bomb', id: 900001})")

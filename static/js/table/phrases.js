@@ -36,6 +36,7 @@ export function setupPhrases({ cfg, t, send, getState }) {
 
   function showButton() {
     btn.classList.toggle("muted", muted);
+    btn.title = muted ? `${t.phrasesButton} · ${t.phrasesMuted}` : t.phrasesButton;
     btn.setAttribute("aria-expanded", sheet.hidden ? "false" : "true");
   }
 
@@ -74,7 +75,7 @@ export function setupPhrases({ cfg, t, send, getState }) {
       }
       sheet.append(reactions, phrases);
     } else {
-      sheet.append(h("p", "muted phrase-note", t.error_not_seated));
+      sheet.append(h("p", "muted phrase-note", t.phrasesSeatedOnly));
     }
     const mute = h("button", `btn btn-small phrase-mute${muted ? " on" : ""}`, muted ? t.phrasesUnmute : t.phrasesMute);
     mute.type = "button";
