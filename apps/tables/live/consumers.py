@@ -377,8 +377,10 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
                 sends = await self._call(services.seat_set_tuoguan, recv=recv, on=content.get("on"),
                                          seat=content.get("seat"))
             elif kind == "phrase":  # no lock, not game state: its own verb and its own message
-                sends = await db_call(phrases.phrase_send)(user=self.user, table_id=self.table_id,
-                                                           phrase=content.get("phrase"), limit=limits.phrases.take)
+                # In the watch's thread, where the database takes several writers: a phrase never
+                # queues in front of a move in the move threads (SQLite has one thread for all).
+                sends = await db_call(phrases.phrase_send, executor=WATCH_EXECUTOR)(
+                    user=self.user, table_id=self.table_id, phrase=content.get("phrase"), limit=limits.phrases.take)
                 await publish(sends)
             else:
                 await self._error("unknown_type", f"Unknown message type {kind!r}.", msg_id=msg_id)
