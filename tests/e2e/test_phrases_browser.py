@@ -7,7 +7,8 @@ and the club's owner watching:
   a few seconds;
 - the owner, a spectator, is offered no phrase (only the switch that hides them), and a phrase
   his page sends anyway is refused (你不在这张牌桌上);
-- 李四 hides the others' phrases (kept after a reload): 王五's 👍 then shows to 张三, not to 李四.
+- 李四 hides the others' phrases (kept after a reload): 王五's 👍 then shows to 张三, not to 李四;
+- the owner reads them all, newest first, under 快捷语记录.
 
 Screenshots: /tmp/shots/r-phrase/phrase_*.png (and test-output/). Skips when chromium or Playwright
 is missing.
@@ -172,5 +173,15 @@ def test_phrase_shows_by_the_senders_seat_and_a_spectator_cannot_send(server, br
     li.wait_for_timeout(1000)
     assert li.locator("#phrase-layer .phrase-bubble").count() == 0
     shot(li, "landscape_muted")
+
+    # The owner reads who sent what under 快捷语记录 (a tab of the club's pages), newest first.
+    owner.goto(f"{base}/clubs/{server['club']}/")
+    owner.click("nav.club-tabs a:text-is('快捷语记录')")
+    owner.wait_for_selector(".phrase-log .phrase-entry")
+    rows = owner.locator(".phrase-log .phrase-entry").all_inner_texts()
+    assert len(rows) == 5 and "王五" in rows[0] and "👍" in rows[0] and "张三" in rows[-1] and HURRY in rows[-1]
+    assert "bomb" not in owner.content() and "💣" not in owner.inner_text("body")  # the refused one was not kept
+    assert_no_overflow(owner)
+    shot(owner, "manager_log")
     for page in pages:
         page.context.close()
