@@ -160,6 +160,9 @@ def test_phrase_shows_by_the_senders_seat_and_a_spectator_cannot_send(server, br
 
     # 李四 hides the others' phrases, and it stays so after a reload.
     li.click("#phrase-btn")
+    li.wait_for_selector("#phrase-sheet:not([hidden]) .phrase-item")
+    assert_no_overflow(li)
+    shot(li, "sheet_landscape")
     li.click("#phrase-sheet .phrase-mute")
     assert li.get_attribute("#phrase-sheet .phrase-mute", "aria-pressed") == "true"
     li.reload()

@@ -110,6 +110,27 @@ def test_template_option_turns_them_off_for_its_tables(players, club, make_templ
     assert TablePhrase.objects.count() == 1
 
 
+def test_table_page_offers_them_only_where_allowed(client, players, club, make_template):
+    import json
+    import re
+
+    def config(table):
+        page = client.get(reverse("tables:detail", args=[table.pk])).content.decode()
+        return json.loads(re.search(r'<script id="table-config" type="application/json">(.*?)</script>', page, re.S)[1])
+
+    client.force_login(players[0])
+    loud = services.table_open(user=players[0], template=make_template(name="热闹桌"))
+    lists = config(loud)["phrases"]
+    assert [p["id"] for p in lists["phrases"]] == [p.id for p in phrasebook.PHRASES]
+    assert lists["phrases"][0]["text"] == "快点吧，等得花儿都谢了" and lists["reactions"][0]["emoji"] == "👍"
+    quiet = make_template(name="安静桌")
+    club_services.template_update(template=quiet, by=players[0], no_phrases=True)
+    table = services.table_open(user=players[1], template=RuleTemplate.objects.get(pk=quiet.pk))
+    assert config(table)["phrases"] is None
+    page = client.get(reverse("tables:detail", args=[table.pk])).content.decode()
+    assert "已关闭快捷语和表情。" in page  # in the table's 玩法 lines
+
+
 def test_template_form_saves_the_option(client, club, players):
     client.force_login(players[0])
     data = {"name": "不聊天", "preset": "full", "players": "3", "base_score": "1", "hands_per_session": "8",

@@ -54,7 +54,18 @@ export function setupPhrases({ cfg, t, send, getState }) {
   function fill() {
     const seated = seatedIn(getState());
     const cooling = Date.now() < coolUntil;
-    sheet.replaceChildren(h("h2", "phrase-title", t.phrasesTitle));
+    const mute = h("button", `btn btn-small phrase-mute${muted ? " on" : ""}`, muted ? t.phrasesUnmute : t.phrasesMute);
+    mute.type = "button";
+    mute.setAttribute("aria-pressed", muted ? "true" : "false");
+    mute.addEventListener("click", () => {
+      muted = !muted;
+      try { localStorage.setItem(MUTE_KEY, muted ? "1" : "0"); } catch { /* private mode */ }
+      if (muted) for (const seat of [...bubbles.keys()]) if (seat !== getState()?.me) drop(seat);
+      fill();
+      showButton();
+    });
+    // The switch beside the title: always in sight, however long the list below scrolls.
+    sheet.replaceChildren(h("div", "phrase-head", h("h2", "phrase-title", t.phrasesTitle), mute));
     if (seated) {
       const reactions = h("div", "phrase-reactions");
       for (const r of lists.reactions) {
@@ -77,22 +88,12 @@ export function setupPhrases({ cfg, t, send, getState }) {
     } else {
       sheet.append(h("p", "muted phrase-note", t.phrasesSeatedOnly));
     }
-    const mute = h("button", `btn btn-small phrase-mute${muted ? " on" : ""}`, muted ? t.phrasesUnmute : t.phrasesMute);
-    mute.type = "button";
-    mute.setAttribute("aria-pressed", muted ? "true" : "false");
-    mute.addEventListener("click", () => {
-      muted = !muted;
-      try { localStorage.setItem(MUTE_KEY, muted ? "1" : "0"); } catch { /* private mode */ }
-      if (muted) for (const seat of [...bubbles.keys()]) if (seat !== getState()?.me) drop(seat);
-      fill();
-      showButton();
-    });
-    sheet.append(h("div", "phrase-bar", mute));
   }
 
   function say(id) {
     if (Date.now() < coolUntil) return;
     coolUntil = Date.now() + COOL_MS;
+    setTimeout(() => { if (!sheet.hidden) fill(); }, COOL_MS + 50);  // (its buttons wake up again)
     send(id);
     close();
   }
