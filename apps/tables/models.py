@@ -401,7 +401,10 @@ class TablePhrase(models.Model):
     phrases.py), then purged by the daily retention job. ``club`` is the table's (a table never
     changes club): the managers' log is one index range per club."""
 
-    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="phrases")
+    # No foreign-key constraint on the table: its check takes ``FOR KEY SHARE`` on the table row,
+    # which waits for a move's ``FOR UPDATE`` (tests/tables/test_phrase_lock.py). The row is
+    # written only for a table just read; a deleted table's phrases go with it (Django's cascade).
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="phrases", db_constraint=False)
     club = models.ForeignKey("clubs.Club", on_delete=models.CASCADE, related_name="+")
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
     seat = models.PositiveSmallIntegerField()
