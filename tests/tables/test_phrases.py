@@ -49,6 +49,11 @@ def test_every_id_fits_its_column_and_has_words_in_both_languages():
     assert zh["phrases"][0]["text"] == "快点吧，等得花儿都谢了"
     assert en["phrases"][0]["text"] == "Hurry up, the flowers have wilted waiting for you"
     assert all(a["text"] != b["text"] for a, b in zip(zh["phrases"] + zh["reactions"], en["phrases"] + en["reactions"], strict=True))
+    with override("zh-hans"):
+        zh_words = phrasebook.page_strings()
+    with override("en"):
+        en_words = phrasebook.page_strings()
+    assert [k for k in zh_words if zh_words[k] == en_words[k]] == []  # every word of the sheet translated
 
 
 def test_seated_phrase_is_stored_and_announced_without_touching_the_hand(full_table, players):
