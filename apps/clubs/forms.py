@@ -88,7 +88,7 @@ def _option_form_field(preset: str, option: rules_text.Option) -> forms.Field:
 
 # Form fields shown above the per-preset options, in this order.
 MAIN_FIELDS = ("name", "preset", "players", "base_score", "hands_per_session", "turn_seconds", "claim_seconds",
-               "piao_choices", "fee", "fee_payer", "forbid_same_network", "forbid_near")
+               "piao_choices", "fee", "fee_payer", "forbid_same_network", "forbid_near", "no_phrases")
 MODEL_FIELDS = (*MAIN_FIELDS, "options")
 
 
@@ -172,6 +172,11 @@ class RuleTemplateForm(forms.Form):
         help_text=_("Refuse a seat to a player who shared a location within 100 m of someone seated."),
     )
 
+    no_phrases = forms.BooleanField(
+        label=_("Turn off quick phrases and reactions"), required=False,
+        help_text=_("Players at these tables cannot send quick phrases or reactions."),
+    )
+
     def __init__(self, *args, stored_options: dict | None = None, **kwargs):
         """``stored_options``: the overrides of the template being edited (``kept_options``)."""
         from apps.engine.rules import PRESETS
@@ -215,6 +220,7 @@ class RuleTemplateForm(forms.Form):
             "fee_payer": template.fee_payer,
             "forbid_same_network": template.forbid_same_network,
             "forbid_near": template.forbid_near,
+            "no_phrases": template.no_phrases,
             "piao_choices": ",".join(str(v) for v in template.piao_choices),
         }
         shown = {o.name for o in rules_text.PRESET_OPTIONS.get(template.preset, ())}

@@ -185,6 +185,8 @@ class RuleFields(models.Model):
     # shared a location close to, someone seated (apps/tables/read/nearby.py).
     forbid_same_network = models.BooleanField(_("no two players from one network"), default=False)
     forbid_near = models.BooleanField(_("no two players close together"), default=False)
+    # Table life (issue #47): no 快捷语 or reactions at these tables (apps/tables/verbs/phrases.py).
+    no_phrases = models.BooleanField(_("no quick phrases"), default=False)
 
     class Meta:
         abstract = True
@@ -196,6 +198,7 @@ class RuleFields(models.Model):
             "base_score": self.base_score, "piao_choices": list(self.piao_choices or []),
             "turn_seconds": self.turn_seconds, "claim_seconds": self.claim_seconds,
             "forbid_same_network": self.forbid_same_network, "forbid_near": self.forbid_near,
+            "no_phrases": self.no_phrases,
         }
 
     def resolve_ruleset(self):

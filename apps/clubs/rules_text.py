@@ -339,4 +339,6 @@ def describe_table(table) -> list[str]:
         lines.append(_("No two players from one network (signed in from one IP address in the last 7 days)."))
     if table.forbid_near:
         lines.append(_("No two players close together (a shared location within 100 m)."))
+    if table.no_phrases:
+        lines.append(_("Quick phrases and reactions are turned off."))
     return lines

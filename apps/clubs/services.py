@@ -340,6 +340,7 @@ TEMPLATE_FIELDS = (
     "fee_payer",
     "forbid_same_network",
     "forbid_near",
+    "no_phrases",
 )
 CLAIM_SECONDS_DEFAULT = 15  # RuleTemplate.claim_seconds's default
 # A sanity bound, not a policy: keeps a typo from overflowing the integer column.

@@ -17,6 +17,8 @@ from django.utils.translation import gettext_lazy as _
 
 from apps.clubs.models import FeePayer, RuleSnapshot
 from apps.engine.records.chain import GENESIS_HASH
+from apps.tables.phrasebook import MAX_ID_LENGTH as MAX_PHRASE_ID
+from apps.tables.phrasebook import PHRASE_IDS
 
 
 class TableStatus(models.TextChoices):
@@ -395,3 +397,36 @@ class SeatDistance(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user_low_id}~{self.user_high_id}@{self.table_id}: {self.closeness}"
+
+
+class TablePhrase(models.Model):
+    """A 快捷语 or reaction a seated player sent at a table (issue #47; apps/tables/verbs/phrases.py).
+
+    Not game state: never in the hand's hash-chained log, written without the table's row lock.
+    Only the phrase's id is stored (``phrasebook.PHRASE_IDS``, checked here), never free text. Kept
+    ``phrasebook.KEEP_DAYS`` days for disputes about abuse (the club's managers read them: read/
+    phrases.py), then purged by the daily retention job. ``club`` is the table's (a table never
+    changes club): the managers' log is one index range per club."""
+
+    # No foreign-key constraint on the table: its check takes ``FOR KEY SHARE`` on the table row,
+    # which waits for a move's ``FOR UPDATE`` (tests/tables/test_phrase_lock.py). The row is
+    # written only for a table just read; a deleted table's phrases go with it (Django's cascade).
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="phrases", db_constraint=False)
+    club = models.ForeignKey("clubs.Club", on_delete=models.CASCADE, related_name="+")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    seat = models.PositiveSmallIntegerField()
+    phrase = models.CharField(max_length=MAX_PHRASE_ID, choices=[(p, p) for p in PHRASE_IDS])
+    sent_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(condition=Q(phrase__in=PHRASE_IDS), name="tables_phrase_known"),
+            models.CheckConstraint(condition=Q(seat__lte=3), name="tables_phrase_seat_index"),
+        ]
+        indexes = [
+            models.Index(fields=["club", "-id"], name="tables_phrase_club_newest"),
+            models.Index(fields=["sent_at"], name="tables_phrase_sent_at"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.phrase} by seat {self.seat} at table {self.table_id}"

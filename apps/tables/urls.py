@@ -1,6 +1,6 @@
 from django.urls import path
 
-from apps.tables import views, views_record
+from apps.tables import views, views_phrases, views_record
 
 app_name = "tables"
 
@@ -10,6 +10,7 @@ urlpatterns = [
     path("record/", views_record.my_record, name="record"),
     path("record/club/<int:club_id>/member/<int:user_id>/", views_record.member_record, name="member_record"),
     path("club/<int:club_id>/open/", views.table_open, name="open"),
+    path("club/<int:club_id>/phrases/", views_phrases.club_phrase_log, name="phrase_log"),
     path("<int:table_id>/join/", views.table_verb, {"verb": "join"}, name="join"),
     path("<int:table_id>/leave/", views.table_verb, {"verb": "leave"}, name="leave"),
     path("<int:table_id>/bot/", views.table_verb, {"verb": "bot"}, name="bot"),

@@ -16,6 +16,7 @@ from apps.accounts.services import address_seen, client_ip
 from apps.clubs.access import member_access
 from apps.clubs.models import RuleTemplate
 from apps.clubs.rules_text import describe_table
+from apps.tables import phrasebook
 from apps.tables.i18n import table_strings
 from apps.tables.models import BotLevel, Table
 from apps.tables.read.codes import TableCodeRefused, table_by_code
@@ -52,7 +53,10 @@ def table_detail(request: HttpRequest, table_id: int) -> HttpResponse:
     hands_url = reverse("replays:table_hands", args=[table.pk])
     config.update(handsUrl=hands_url, replayUrl=hands_url + "%(number)s/", handsLabel=gettext("All hands"))
     rules_lines = describe_table(table)  # the table's own snapshot of rules, in words
-    return render(request, "tables/table.html", {"table": table, "config": config, "strings": table_strings(),
+    # 快捷语 (issue #47): the lists in the viewer's language; the button only for seated players.
+    config["phrases"] = None if table.no_phrases else phrasebook.page_list()
+    strings = {**table_strings(), **phrasebook.page_strings()}
+    return render(request, "tables/table.html", {"table": table, "config": config, "strings": strings,
                                                  "rules_lines": rules_lines, "back": back,
                                                  "title": arranger["title"] if arranger else table.name})
 

@@ -180,7 +180,7 @@ def test_the_club_tab_bar_shows_it_scrolls_and_the_current_tab(server, browser):
     context, page = sign_in(browser, server["url"], "p_owner")
     page.goto(f"{server['url']}/audit/clubs/{server['club']}/disputes/")
     tabs = page.locator("nav.club-tabs")
-    assert tabs.locator("a").count() == 11  # club, matches, points, leaderboard, ledger, adjust, requests, invites, log, collusion, disputes
+    assert tabs.locator("a").count() == 12  # club, matches, points, leaderboard, ledger, adjust, requests, invites, log, phrases, collusion, disputes
     page.wait_for_timeout(150)
     # the current tab (申诉, the last one) was scrolled into view; the bar says more is to the left
     current = tabs.locator("a[aria-current=page]")
@@ -199,7 +199,7 @@ def test_the_club_tab_bar_shows_it_scrolls_and_the_current_tab(server, browser):
     # the same bar on the ledger and audit pages
     for path in (f"/ledgers/{server['club']}/", f"/audit/clubs/{server['club']}/collusion/", f"/clubs/{server['club']}/audit/"):
         page.goto(f"{server['url']}{path}")
-        assert page.locator("nav.tabs.club-tabs a").count() == 11 and page.locator("nav.tabs").count() >= 1
+        assert page.locator("nav.tabs.club-tabs a").count() == 12 and page.locator("nav.tabs").count() >= 1
     context.close()
 
 

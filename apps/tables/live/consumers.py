@@ -1,8 +1,9 @@
 """The table socket: authenticate, join the table here (hub.py), dispatch to services, forward updates.
 
 Client -> server: ``act`` (with the last ``seq`` seen), ``resync``, ``ready``, ``piao``, ``dissolve``,
-``tuoguan``, ``ping`` (the page's heartbeat). Server -> client: ``state`` (the whole view), ``update``
-(events + view), ``error``, ``ack``, ``pong``; every message carries ``seq``, the viewer's own update number (``outbox.view_seq``). A
+``tuoguan``, ``phrase`` (a 快捷语: verbs/phrases.py), ``ping`` (the page's heartbeat). Server -> client:
+``state`` (the whole view), ``update`` (events + view), ``phrase`` (a seat's 快捷语, outside the
+numbering), ``error``, ``ack``, ``pong``; every message carries ``seq``, the viewer's own update number (``outbox.view_seq``). A
 group message holds one redacted copy per viewer that saw something; the process's hub hands it to
 each of its sockets at the table (``deliver``), which forwards only its own viewer's copy.
 
@@ -59,7 +60,7 @@ from apps.tables.read.selectors import access_of
 from apps.tables.transaction.context import TableError
 from apps.tables.transaction.outbox import deferred_sends, publish, viewer_key
 from apps.tables.transaction.snapshot import viewer_snapshot
-from apps.tables.verbs import dissolve, play, services
+from apps.tables.verbs import dissolve, phrases, play, services
 
 log = logging.getLogger(__name__)
 
@@ -375,11 +376,17 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
             elif kind == "tuoguan":
                 sends = await self._call(services.seat_set_tuoguan, recv=recv, on=content.get("on"),
                                          seat=content.get("seat"))
+            elif kind == "phrase":  # no lock, not game state: its own verb and its own message
+                # In the watch's thread, where the database takes several writers: a phrase never
+                # queues in front of a move in the move threads (SQLite has one thread for all).
+                sends = await db_call(phrases.phrase_send, executor=WATCH_EXECUTOR)(
+                    user=self.user, table_id=self.table_id, phrase=content.get("phrase"), limit=limits.phrases.take)
+                await publish(sends)
             else:
                 await self._error("unknown_type", f"Unknown message type {kind!r}.", msg_id=msg_id)
                 return
         except TableError as exc:
-            await self._error(exc.code, exc.message, msg_id=msg_id)
+            await self._error(exc.code, exc.message, msg_id=msg_id, **getattr(exc, "extra", {}))
             return
         except DB_DOWN as exc:  # the page reconnects with its backoff and resends what had no ack
             await self._database_down(exc)
@@ -393,7 +400,11 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
     async def deliver(self, message: dict) -> None:
         """The hub hands over a table update (in order): forwarded at once, unless earlier ones
         wait or this one needs the database (a spectator's access, a viewer who took or left a
-        seat): then it waits its turn and a task forwards the waiting ones (``_drain``)."""
+        seat): then it waits its turn and a task forwards the waiting ones (``_drain``). A 快捷语 is
+        no update: forwarded at once, to every viewer (``table_phrase``)."""
+        if message.get("type") == "table.phrase":
+            await self.table_phrase(message)
+            return
         if self._backlog is not None:
             self._backlog.append(message)
             return
@@ -434,6 +445,10 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
         stages.record("send", (time.perf_counter() - sent) * 1000)
         if self._progress is not None:
             self._progress.set()
+
+    async def table_phrase(self, message: dict) -> None:
+        """A seat's 快捷语 (verbs/phrases.py): the same for every viewer, outside the update numbering."""
+        await self.send_json({"type": "phrase", "seat": message["seat"], "phrase": message["phrase"], "seq": self.seq})
 
     async def _send_state(self, *, arrived: bool = False) -> None:
         """The whole view, with the viewer's access decided in the same locked read as the state.

@@ -6,6 +6,9 @@
   The numbers leave a real player far below them (a move every few seconds, a resync after a gap).
 - A user has at most ``MAX_SOCKETS_PER_USER`` sockets at one table in a process (nginx sends every
   socket of a table to the same process: deploy/README.md), so a script cannot pile up sockets.
+- A seat sends at most one 快捷语 or reaction every ``PHRASE_EVERY`` seconds and
+  ``PHRASE_PER_MINUTE`` in any minute (``SeatPhrases``, issue #47), whatever the number of its player's
+  sockets (this process's memory: every socket of a table reaches one process, as for ``Acked``).
 - ``Acked`` remembers the moves (``act``) a user's sockets had applied at a table, by the page's id
   (the last ``ACKED_KEEP`` of the process): the page resends a tap it saw no ``ack`` for after a
   reconnect, and that resend is acknowledged as a duplicate (its seq, now stale, already kept it
@@ -15,8 +18,9 @@
 from __future__ import annotations
 
 import json
+import threading
 import time
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from typing import Any
 
 # type -> (burst, per second). ``resync``: as before issue #41 (consumers.RESYNC_BURST/RESYNC_EVERY).
@@ -28,6 +32,7 @@ LIMITS: dict[str, tuple[int, float]] = {
     "dissolve": (5, 1.0),
     "tuoguan": (5, 1.0),
     "ping": (5, 1.0),  # the page's heartbeat (one every few seconds while nothing else comes)
+    "phrase": (3, 1.0),  # a 快捷语 frame (its real limit is per seat: ``SeatPhrases``)
     "other": (10, 1.0),  # unknown types, bad JSON, too large, a bad id
 }
 MAX_SOCKETS_PER_USER = 4
@@ -128,3 +133,52 @@ def _canonical(move: Any) -> str:
 
 
 acked = Acked()
+
+
+PHRASE_EVERY = 3.0  # seconds between two phrases of one seat ...
+PHRASE_PER_MINUTE = 10  # ... and at most this many a minute
+PHRASES_KEEP = 20000  # the seats remembered (the oldest forgotten first: a forgotten one starts afresh)
+
+
+class SeatPhrases:
+    """The 快捷语 limits of each seat, by ``(table id, user id)``: at least ``every`` seconds between
+    two phrases, and at most ``per_minute`` in any 60 seconds (the times of the last ones kept).
+    A refused phrase counts for nothing. Thread-safe: the phrase verb asks from the database threads.
+
+    >>> limit = SeatPhrases(every=3.0, per_minute=2)
+    >>> [limit.take((1, 7), now=t) for t in (0.0, 1.0, 3.0, 6.0, 60.0)]
+    [None, 2.0, None, 54.0, None]
+    >>> limit.take((1, 8), now=60.0) is None  # another seat: its own limits
+    True
+    """
+
+    def __init__(self, *, every: float = PHRASE_EVERY, per_minute: int = PHRASE_PER_MINUTE,
+                 keep: int = PHRASES_KEEP):
+        self.every, self.per_minute, self.keep = every, per_minute, keep
+        self.seats: OrderedDict[tuple[int, int], deque[float]] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def take(self, key: tuple[int, int], *, now: float | None = None) -> float | None:
+        """None: the seat may send now (counted); else the seconds until it may (nothing counted)."""
+        now = time.monotonic() if now is None else now
+        with self.lock:
+            sent = self.seats.get(key)
+            if sent is None:
+                sent = self.seats[key] = deque(maxlen=self.per_minute)
+                while len(self.seats) > self.keep:
+                    self.seats.popitem(last=False)
+            self.seats.move_to_end(key)
+            wait = self.every - (now - sent[-1]) if sent else 0.0
+            if len(sent) == self.per_minute:
+                wait = max(wait, 60.0 - (now - sent[0]))
+            if wait > 0:
+                return round(wait, 2)
+            sent.append(now)
+            return None
+
+    def clear(self) -> None:
+        with self.lock:
+            self.seats.clear()
+
+
+phrases = SeatPhrases()

@@ -6,6 +6,7 @@ import { legalActions, renderCenter, renderMine, renderOpponents, saveArrangemen
 import { moveCard } from "./cards.js";
 import { awayLines, eventCalls, eventLines } from "./narrate.js";
 import { renderNearby } from "./nearby.js";
+import { setupPhrases } from "./phrases.js";
 import { dissolveNotices, renderDissolveBar, showNotice } from "./notices.js";
 import { countdown, renderActions, renderChiChooser, renderOver, renderPiao, renderSettlement, renderWaiting } from "./panels.js";
 import { TableSocket } from "./socket.js";
@@ -216,6 +217,7 @@ function render() {
   $("dissolve-btn").hidden = !canPropose;
   renderTuoguanSwitch($("tuoguan-btn"), state);
   renderEscape($("escape-btn"), state);
+  phrases.render(state);
   markPending();
 }
 
@@ -460,7 +462,13 @@ function showConnection(status, code) {
 // --- sound: the calls of public moves, the tones of my turn, the 语音/音效/静音 switch (speech.js) ---
 initSoundSwitch($("mute-btn"), t);
 
+// 快捷语 (issue #47): sent straight on the open socket (never queued: a late phrase means nothing),
+// with an id of the socket's numbering so that a refusal finds no entry and is shown as an error.
+const phrases = setupPhrases({ cfg, t, getState: () => state,
+  send: (id) => socket.send({ type: "phrase", phrase: id, id: socket.nextId++ }) });
+
 socket = new TableSocket(cfg.wsPath, {
+  onPhrase(msg) { phrases.show(msg); },
   onState(next, events = [], { fresh = false } = {}) {
     nameBots(next);
     dissolveNotices(state, next, events, t).forEach((words) => showNotice($("notice"), words, t));

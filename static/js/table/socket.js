@@ -32,8 +32,9 @@ const PING_IDLE_MS = 4000;
 const PING_WAIT_MS = 1500;
 
 export class TableSocket {
-  constructor(path, { onState, onError, onStatus, onOutbox }) {
+  constructor(path, { onState, onError, onStatus, onOutbox, onPhrase }) {
     this.path = path;
+    this.onPhrase = onPhrase || (() => {});  // a seat's 快捷语 (phrases.js): outside the seq numbering
     this.onState = onState;
     this.onError = onError;
     this.onStatus = onStatus;
@@ -148,6 +149,7 @@ export class TableSocket {
     this.pingAt = 0;
     this.heardAt = Date.now();
     if (msg.type === "pong") return;
+    if (msg.type === "phrase") { this.onPhrase(msg); return; }
     if (msg.type === "state") {
       this.seq = msg.seq;
       const fresh = !this.live;
