@@ -151,6 +151,8 @@ def test_phrase_shows_by_the_senders_seat_and_a_spectator_cannot_send(server, br
     assert owner.inner_text("#phrase-sheet .phrase-note") == "只有入座的玩家才能发快捷语。"
     shot(owner, "spectator_sheet")
     owner.click("#phrase-btn")
+    for page in (zhang, li, wang):  # the last phrases' bubbles go first (3 s each)
+        page.wait_for_selector("#phrase-layer .phrase-bubble", state="detached", timeout=6000)
     owner.evaluate("() => window.tableApp.socket.send({type: 'phrase', phrase: 'bomb', id: 900001})")
     owner.wait_for_selector("#toast:not([hidden])")
     assert owner.inner_text("#toast") == "你不在这张牌桌上。"
