@@ -32,7 +32,7 @@ WORDS = {
     "match_checkin": (_("Check-in for %(match)s is open"), _("Check in")),
     "match_soon": (_("%(match)s starts in 5 minutes"), _("View")),
     "match_table": (_("Your table for round %(round)s of %(match)s is ready"), _("Go to the table")),
-    "dispute_answered": (_("Your dispute on hand #%(hand)s was answered"), _("View")),
+    "dispute_answered": (_("Your dispute on hand %(number)s at the table %(table)s was answered"), _("View")),
 }
 POST_KINDS = frozenset({"table_invite"})
 RECENT = 20  # notices the bell's list shows
@@ -55,6 +55,17 @@ def notify(*, recipient_id: int, kind: str, key: str, params: dict | None = None
         return None
     transaction.on_commit(lambda: send(notice))
     return notice
+
+
+def notify_each(*, recipient_ids, kind: str, key: str, params: dict | None = None, url: str = "") -> list[Notice]:
+    """``notify`` each of ``recipient_ids`` not told under ``key`` yet (one query finds those who
+    were, so a job that runs every few seconds costs little once everyone is told); the new ones."""
+    ids = set(recipient_ids)
+    if not ids:
+        return []
+    told = set(Notice.objects.filter(key=key, recipient_id__in=ids).values_list("recipient_id", flat=True))
+    made = (notify(recipient_id=uid, kind=kind, key=key, params=params, url=url) for uid in sorted(ids - told))
+    return [n for n in made if n is not None]
 
 
 def send(notice: Notice) -> None:
