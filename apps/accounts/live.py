@@ -6,6 +6,12 @@ accepted, then closed with 4401 before he costs a query or a group. A signed-in 
 ``user.<id>`` (accounts/notices.py), counts itself in ``LivePresence`` (so "online" holds across
 every server process) and is sent ``{"type": "hello", "unread": n}``.
 
+A page may follow one more group through the query string: ``?club=<id>`` (the club page) joins
+``club.<id>`` when ``FOLLOWS["club"]`` (registered by the clubs app, which knows who is a member)
+allows it; a nudge sent there reaches the page as ``{"type": "nudge", "what": "club", "id"}``, and
+the page fetches what changed (static/js/clubs/live_club.js). A refused or malformed follow is
+ignored: the socket still serves its user.
+
 Client -> server: ``{"type": "ping"}`` (every 25 s: marks him seen, answered ``pong``). Anything
 else, or anything malformed, is answered ``{"type": "error", "code": "bad_message"}`` and changes
 nothing. Server -> client: ``hello``, ``pong``, ``notice`` (a rendered notice: id, text, url,
@@ -16,6 +22,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
@@ -27,6 +34,9 @@ from . import notices
 
 CLOSE_SIGN_IN = 4401
 MAX_MESSAGE_CHARS = 1024
+# What a page may follow besides its user: query parameter -> check(user_id, id) giving the group to
+# join, or None (not allowed). Apps above accounts register theirs in their AppConfig.ready().
+FOLLOWS: dict[str, Callable[[int, int], str | None]] = {}
 SEEN_EVERY = 10.0  # seconds: pings closer together than this mark nothing (a page can't flood the table)
 
 
@@ -42,15 +52,22 @@ class MeConsumer(AsyncJsonWebsocketConsumer):
         self.user_id = user.pk
         self.lang = _language(self.scope)
         self.seen = time.monotonic()
-        await self.channel_layer.group_add(notices.group_name(user.pk), self.channel_name)
+        self.groups_joined = [notices.group_name(user.pk)]
+        await self.channel_layer.group_add(self.groups_joined[0], self.channel_name)
         await self.accept()
         unread = await database_sync_to_async(_opened)(user.pk)
+        for name, value in _follows(self.scope):
+            group = await database_sync_to_async(FOLLOWS[name])(user.pk, value)
+            if group:
+                self.groups_joined.append(group)
+                await self.channel_layer.group_add(group, self.channel_name)
         await self.send_json({"type": "hello", "unread": unread})
 
     async def disconnect(self, code) -> None:
         if self.user_id is None:
             return
-        await self.channel_layer.group_discard(notices.group_name(self.user_id), self.channel_name)
+        for group in self.groups_joined:
+            await self.channel_layer.group_discard(group, self.channel_name)
         await database_sync_to_async(notices.socket_closed)(user_id=self.user_id)
 
     async def receive(self, text_data=None, bytes_data=None, **kwargs) -> None:
@@ -77,9 +94,24 @@ class MeConsumer(AsyncJsonWebsocketConsumer):
         await self.send_json({"type": "notice", "notice": rendered})
 
 
+    async def live_nudge(self, event: dict) -> None:
+        await self.send_json({"type": "nudge", "what": event["what"], "id": event["id"]})
+
+
 def _opened(user_id: int) -> int:
     notices.socket_opened(user_id=user_id)
     return notices.unread_count(user_id=user_id)
+
+
+def _follows(scope) -> list[tuple[str, int]]:
+    """The ``(name, id)`` the page asks to follow: registered names with a positive integer id."""
+    query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
+    out = []
+    for name in FOLLOWS:
+        value = (query.get(name) or [""])[0]
+        if value.isascii() and value.isdigit() and 0 < len(value) <= 12:
+            out.append((name, int(value)))
+    return out
 
 
 def _language(scope) -> str:

@@ -4,6 +4,8 @@ in-process beat) at 390×844 portrait, 844×390 landscape and a desktop:
 - 李四 is on the club page; 张三, seated at his waiting table, opens 邀请: 李四 is listed (online),
   王五 (never signed in) is not; 张三 invites him; 李四's club page shows the toast 张三 邀请你…
   with 加入, and 加入 seats him at the table (the waiting panel names him, 准备 is his);
+- the club page keeps itself true: 东家 watching it sees 王五's new table and 赵六's join request
+  (the pending count) come without a reload;
 - a match reminder (check-in opens), sent by the beat job start_due_matches, appears on 李四's page
   as a toast and in the bell's count; the bell's list shows it, and opening it clears the count.
 
@@ -30,7 +32,7 @@ SHOTS = [Path("/tmp/shots/r-bell"), ROOT / "test-output"]
 pytestmark = pytest.mark.e2e
 
 SEED = club_script(
-    club="湘西牌友会", users=[("bl0", "东家"), ("bl1", "张三"), ("bl2", "李四"), ("bl3", "王五")],
+    club="湘西牌友会", users=[("bl0", "东家"), ("bl1", "张三"), ("bl2", "李四"), ("bl3", "王五"), ("bl4", "赵六")],
     password=PASSWORD, members=[1, 2, 3], credit=1000,
     templates=[dict(name="三人全名堂", preset="full", players=3, hands_per_session=2, turn_seconds=15)],
 )
@@ -115,6 +117,40 @@ def test_an_invitation_reaches_a_member_on_the_club_page_and_seats_him(server, b
     shot(li, "invite_seated")
     zhang.context.close()
     li.context.close()
+
+
+MAKE_INVITE = """
+from apps.clubs.models import Club
+from apps.clubs.services import invite_create
+club = Club.objects.get(name="湘西牌友会")
+print(invite_create(club=club, by=club.owner).code)
+"""
+
+
+def test_the_club_page_updates_without_a_reload(server, browser):
+    base, club = server["url"], server["club"]
+    owner = sign_in(browser, base, "bl0")
+    owner.goto(f"{base}/clubs/{club}/")
+    live(owner)
+    owner.evaluate("() => { window.notReloaded = true; }")
+    assert owner.locator("[data-pending-link] .count").is_hidden()
+    wang = sign_in(browser, base, "bl3")
+    wang.goto(f"{base}/clubs/{club}/")
+    wang.click("form.open-table button[type=submit]")
+    wang.wait_for_url(f"{base}/tables/*/")
+    owner.wait_for_function("() => [...document.querySelectorAll('#open-tables .card')].some((c) => c.textContent.includes('王五'))")
+    code = server["shell"](MAKE_INVITE)
+    zhao = sign_in(browser, base, "bl4")
+    zhao.goto(f"{base}/clubs/join/{code}/")
+    zhao.click("main form button[type=submit]")
+    zhao.wait_for_load_state()
+    owner.wait_for_function("() => document.querySelector('[data-pending-link] .count').textContent === '1'")
+    assert owner.locator("[data-pending-link] .count").is_visible()
+    assert owner.evaluate("() => window.notReloaded") is True
+    assert_no_overflow(owner)
+    shot(owner, "club_live", full=True)
+    for page in (owner, wang, zhao):
+        page.context.close()
 
 
 def test_a_match_reminder_appears_as_a_toast_and_in_the_bell(server, browser):

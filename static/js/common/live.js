@@ -2,7 +2,8 @@
 // bell's unread count (templates/base.html) and shows each incoming notice as a toast
 // (toast.js), reconnecting with backoff when it drops. Its words come from the page
 // (#live-config, json_script): the notices themselves arrive already worded by the server.
-// Other modules may listen for ``live:message`` on document (every message, its data in detail).
+// Other modules may listen for ``live:message`` on document (every message, its data in detail;
+// a ``hello`` with ``again: true`` follows a reconnect, when nudges may have been missed).
 import { showToast } from "./toast.js";
 
 const PING_MS = 25000;              // the server counts him online while pings come (notices.STALE_SECONDS)
@@ -21,12 +22,22 @@ function setUnread(n) {
 }
 
 let unread = 0;
+let greeted = false;
 let retry = 0;
 let pinger = null;
 
+// What else the page follows ([data-live-follow="club"][data-live-id]: the club page's open tables).
+function path() {
+  let out = config.path;
+  for (const el of document.querySelectorAll("[data-live-follow][data-live-id]")) {
+    out += `&${encodeURIComponent(el.dataset.liveFollow)}=${encodeURIComponent(el.dataset.liveId)}`;
+  }
+  return out;
+}
+
 function connect() {
   const proto = location.protocol === "https:" ? "wss" : "ws";
-  const ws = new WebSocket(`${proto}://${location.host}${config.path}`);
+  const ws = new WebSocket(`${proto}://${location.host}${path()}`);
   ws.addEventListener("open", () => {
     retry = 0;
     pinger = setInterval(() => ws.readyState === WebSocket.OPEN && ws.send('{"type":"ping"}'), PING_MS);
@@ -35,6 +46,8 @@ function connect() {
     let message;
     try { message = JSON.parse(event.data); } catch { return; }
     if (message.type === "hello") {
+      message.again = greeted;
+      greeted = true;
       unread = message.unread;
       setUnread(unread);
     } else if (message.type === "notice") {
