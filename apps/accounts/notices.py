@@ -10,6 +10,7 @@ socket of his joins (accounts/live.py). Words are chosen when shown, in the read
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from datetime import timedelta
 
 from asgiref.sync import async_to_sync
@@ -71,13 +72,27 @@ def notify_each(*, recipient_ids, kind: str, key: str, params: dict | None = Non
 def send(notice: Notice) -> None:
     """Hand ``notice`` to its recipient's sockets (at most once: a page that missed it finds it in
     the bell's list)."""
+    group_send(group_name(notice.recipient_id), {"type": "notice.new", "notice": facts(notice)})
+
+
+def _layer_send(group: str, message: dict) -> None:
     layer = get_channel_layer()
-    if layer is None:
-        return
+    if layer is not None:
+        async_to_sync(layer.group_send)(group, message)
+
+
+# How a message reaches the channel layer. The tables app installs its outbox's ``send_group``
+# (TablesConfig.ready), which a table socket's database thread defers to its event loop: a notice
+# made inside a table's move (a match's next round seated) never blocks that thread on the layer.
+publisher: Callable[[str, dict], None] = _layer_send
+
+
+def group_send(group: str, message: dict) -> None:
+    """Send after a commit (callers use ``transaction.on_commit``); at most once, never raising."""
     try:
-        async_to_sync(layer.group_send)(group_name(notice.recipient_id), {"type": "notice.new", "notice": facts(notice)})
-    except Exception:  # noqa: BLE001 - the notice is stored; the bell shows it at the next page
-        log.exception("sending notice %s failed", notice.pk)
+        publisher(group, message)
+    except Exception:  # noqa: BLE001 - a stored notice shows in the bell; a nudge is only a hint
+        log.exception("group_send to %s failed", group)
 
 
 def facts(notice: Notice) -> dict:

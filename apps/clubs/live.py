@@ -5,15 +5,11 @@ no data: each page then fetches the part once (clubs.views.club_live, a fixed nu
 
 from __future__ import annotations
 
-import logging
-
-from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
 from django.db import transaction
 
-from .models import Membership
+from apps.accounts import notices
 
-log = logging.getLogger(__name__)
+from .models import Membership
 
 
 def group_name(club_id: int) -> str:
@@ -30,16 +26,5 @@ def follow(user_id: int, club_id: int) -> str | None:
 
 
 def nudge_on_commit(club_id: int) -> None:
-    """Nudge the club's pages once the caller's transaction commits (from a page or a task; a table
-    transaction nudges through the tables outbox instead, which a socket's thread defers)."""
-    transaction.on_commit(lambda: _send(club_id))
-
-
-def _send(club_id: int) -> None:
-    layer = get_channel_layer()
-    if layer is None:
-        return
-    try:
-        async_to_sync(layer.group_send)(group_name(club_id), nudge_message(club_id))
-    except Exception:  # noqa: BLE001 - a nudge is a hint: the page is right again at its next load
-        log.exception("nudging club %s failed", club_id)
+    """Nudge the club's pages once the caller's transaction commits."""
+    transaction.on_commit(lambda: notices.group_send(group_name(club_id), nudge_message(club_id)))

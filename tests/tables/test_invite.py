@@ -122,3 +122,13 @@ def test_invitations_are_rate_limited_per_inviter(waiting, club, players, client
     over = post(client, table, {"user": club.admin_user.pk})
     assert over.status_code == 429 and over.json()["message"] == "邀请太频繁了，请等一分钟。"
     assert Notice.objects.count() == 2
+
+
+def test_a_notice_made_in_a_table_sockets_thread_is_sent_from_its_loop(players, django_capture_on_commit_callbacks):
+    """A notice made inside a table's move (a match's next round seated by the last hand) goes out
+    as the move's own updates do: collected in the socket's database thread, published by its loop."""
+    from apps.tables.transaction.outbox import deferred_sends
+
+    with deferred_sends() as box, django_capture_on_commit_callbacks(execute=True):
+        notices.notify(recipient_id=players[1].pk, kind="match_soon", key="m:1:soon", params={"match": "周赛"})
+    assert [(group, message["type"]) for group, message in box] == [(f"user.{players[1].pk}", "notice.new")]

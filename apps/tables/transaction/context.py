@@ -20,7 +20,7 @@ from apps.tables import stages
 from apps.tables.models import Hand, HandStatus, Seat, Table
 from apps.tables.storage import hand_cache, rows
 from apps.tables.storage.eventlog import hand_events, since
-from apps.tables.transaction.outbox import Outbox, send_group
+from apps.tables.transaction.outbox import Outbox
 
 # Events that change what the club page lists of the table (seats taken, status, hands played).
 CLUB_EVENTS = frozenset({"seat.join", "seat.leave", "seat.bot", "table.start", "hand.end", "table.end"})
@@ -85,7 +85,7 @@ class Ctx:
         self.table.rev += 1  # every table transaction: the hand cache's validity key
         if self.club_changed:  # once per transaction, after its commit (issue #47: pages keep true)
             club_id = self.table.club_id
-            transaction.on_commit(lambda: send_group(club_live.group_name(club_id), club_live.nudge_message(club_id)))
+            club_live.nudge_on_commit(club_id)
         dirty = [seat for seat in self.seats if seat.index in self.dirty_seats]
         if self.outbox.pending:
             self.outbox.flush(seats=self.seats, hand=self.hand, engine_hand=self.engine_hand, dirty=dirty)
