@@ -7,8 +7,10 @@ Example (added by apps.tables)::
 
 from django.urls import path
 
+from apps.accounts.live import MeConsumer
 from apps.tables.live.consumers import TableConsumer
 
 websocket_urlpatterns: list = [
     path("ws/tables/<int:table_id>/", TableConsumer.as_asgi()),
+    path("ws/me/", MeConsumer.as_asgi()),  # each signed-in page's own socket (notices, presence)
 ]

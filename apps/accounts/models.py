@@ -4,6 +4,7 @@ import hashlib
 
 from django.contrib.auth.models import AbstractUser
 from django.db import models
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 
@@ -116,3 +117,46 @@ class PasswordResetLink(models.Model):
 
     def __str__(self) -> str:
         return f"reset link for {self.user_id} by {self.created_by_id} {self.created_at:%Y-%m-%d %H:%M}"
+
+
+class Notice(models.Model):
+    """One thing a user is told (an invitation, a match reminder, an answered dispute), stored as
+    facts (``kind`` + ``params``) and worded when shown (accounts/notices.py). ``key`` names the
+    occasion (``match:7:checkin``): one notice per recipient and key, whatever the retries."""
+
+    recipient = models.ForeignKey(User, on_delete=models.CASCADE, related_name="notices")
+    kind = models.CharField(_("kind"), max_length=24)
+    params = models.JSONField(default=dict, blank=True)
+    url = models.CharField(_("link"), max_length=200, blank=True)
+    key = models.CharField(_("key"), max_length=120)
+    created_at = models.DateTimeField(_("created"), default=timezone.now)
+    read_at = models.DateTimeField(_("read"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("notice")
+        verbose_name_plural = _("notices")
+        ordering = ["-created_at", "-pk"]
+        constraints = [
+            models.UniqueConstraint(fields=["recipient", "key"], name="accounts_notice_once_per_key"),
+        ]
+        indexes = [
+            models.Index(fields=["recipient", "-created_at"], name="accounts_notice_recent"),
+            models.Index(fields=["recipient"], condition=models.Q(read_at__isnull=True),
+                         name="accounts_notice_unread"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.recipient_id}:{self.key}"
+
+
+class LivePresence(models.Model):
+    """Whether a user has a page open: his per-user sockets (``/ws/me/``) counted across every
+    server process, and when one last said it is alive. Online = ``sockets > 0`` and seen within
+    ``accounts.live.STALE_SECONDS`` (a killed process leaves its count behind, not its heartbeat)."""
+
+    user = models.OneToOneField(User, on_delete=models.CASCADE, primary_key=True, related_name="live_presence")
+    sockets = models.IntegerField(default=0)
+    seen_at = models.DateTimeField(db_index=True)
+
+    def __str__(self) -> str:
+        return f"{self.user_id}: {self.sockets} @ {self.seen_at}"

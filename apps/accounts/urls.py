@@ -14,6 +14,7 @@ urlpatterns = [
     ),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),  # POST only (Django 5)
     path("profile/", views.profile, name="profile"),
+    path("notices/", views.notice_list, name="notices"),
     path("password/", views.PasswordChangeView.as_view(), name="password_change"),
     path("email/", views.email_change, name="email_change"),
     path("email/verify/<str:token>/", views.email_verify, name="email_verify"),

@@ -31,7 +31,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 
-from . import emails, ratelimit, reset_links, signin
+from . import emails, notices, ratelimit, reset_links, signin
 from .forms import EmailForm, ProfileForm, ResetRequestForm, SignUpForm
 from .services import client_address_key
 
@@ -233,5 +233,17 @@ def reset_link_set(request: HttpRequest) -> HttpResponse:
         messages.success(request, _("Your new password is set. You are signed in."))
         return redirect("clubs:list")
     response = render(request, "accounts/reset_link_set.html", {"form": form, "member": link.user})
+    add_never_cache_headers(response)
+    return response
+
+
+@login_required
+def notice_list(request: HttpRequest) -> HttpResponse:
+    """The bell's list: his latest notices, worded in his language; opening it marks them read
+    (those unread until now stay marked as new on this page)."""
+    shown = notices.recent(user=request.user)
+    items = [{**notices.render(notices.facts(n)), "created": n.created_at, "new": n.read_at is None} for n in shown]
+    notices.mark_read(user=request.user, ids=[n.pk for n in shown if n.read_at is None])
+    response = render(request, "accounts/notices.html", {"items": items})
     add_never_cache_headers(response)
     return response

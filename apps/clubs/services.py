@@ -16,7 +16,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from . import access, selectors
+from . import access, live, selectors
 from .models import (
     ANNOUNCEMENT_MAX,
     AuditAction,
@@ -203,6 +203,7 @@ def join_request_create(*, invite: Invite, user) -> JoinRequest:
     request = JoinRequest.objects.create(club=club, user=user, invite=invite)
     invite.uses += 1
     invite.save(update_fields=["uses"])
+    live.nudge_on_commit(club.pk)  # the managers' pending count on the club page
     return request
 
 
@@ -225,6 +226,7 @@ def join_request_approve(*, join_request: JoinRequest, by) -> Membership:
     req.status, req.decided_by, req.decided_at = JoinStatus.APPROVED, by, timezone.now()
     req.save(update_fields=["status", "decided_by", "decided_at"])
     audit_log(club=req.club, actor=by, action=AuditAction.JOIN_APPROVE, target_user=req.user)
+    live.nudge_on_commit(req.club_id)
     return membership
 
 
@@ -235,6 +237,7 @@ def join_request_reject(*, join_request: JoinRequest, by) -> JoinRequest:
     req.status, req.decided_by, req.decided_at = JoinStatus.REJECTED, by, timezone.now()
     req.save(update_fields=["status", "decided_by", "decided_at"])
     audit_log(club=req.club, actor=by, action=AuditAction.JOIN_REJECT, target_user=req.user)
+    live.nudge_on_commit(req.club_id)
     return req
 
 

@@ -10,6 +10,7 @@ urlpatterns = [
     path("join/<str:code>/", views.club_join, name="join"),
     path("join/<str:code>/signup/", views.club_join_signup, name="join_signup"),
     path("<int:club_id>/", views.club_detail, name="detail"),
+    path("<int:club_id>/live/", views.club_live, name="live"),
     path("<int:club_id>/leave/", views.club_leave, name="leave"),
     path("<int:club_id>/audit/", views.audit_log, name="audit"),
     path("<int:club_id>/announcement/", views_manage.announcement, name="announcement"),

@@ -11,9 +11,11 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils.cache import add_never_cache_headers
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
@@ -103,6 +105,18 @@ def club_detail(request: HttpRequest, club_id: int) -> HttpResponse:
         ),
     }
     return render(request, "clubs/detail.html", context)
+
+
+@login_required
+def club_live(request: HttpRequest, club_id: int) -> HttpResponse:
+    """What the club page refetches when its club was nudged (clubs/live.py): the open tables'
+    list, and for managers the pending join requests' count. A fixed number of queries."""
+    club, membership = member_access(request, club_id)
+    tables = render_to_string("clubs/_open_tables_live.html", {"club": club}, request=request)
+    pending = selectors.club_pending_requests(club=club).count() if access.is_manager(membership) else None
+    response = JsonResponse({"tables": tables, "pending": pending})
+    add_never_cache_headers(response)
+    return response
 
 
 def club_join(request: HttpRequest, code: str) -> HttpResponse:

@@ -13,8 +13,11 @@ log = logging.getLogger(__name__)
 
 @shared_task(name="apps.matches.tasks.start_due_matches")
 def start_due_matches() -> int:
-    """Open/close registration and start every match whose time has come; how many moved."""
-    return len(services.start_due())
+    """Open/close registration and start every match whose time has come, then send the match
+    reminders now due (each once: apps/matches/services/reminders.py); how many matches moved."""
+    moved = len(services.start_due())
+    services.remind_due()
+    return moved
 
 
 @shared_task(name="apps.matches.tasks.advance_matches")

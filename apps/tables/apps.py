@@ -8,6 +8,10 @@ class TablesConfig(AppConfig):
     verbose_name = _("Tables")
 
     def ready(self) -> None:
+        from apps.accounts import notices
         from apps.tables import receivers
+        from apps.tables.transaction import outbox
 
         receivers.connect()
+        # Notices and club nudges go out as table updates do: deferred in a socket's thread.
+        notices.publisher = outbox.send_group

@@ -147,6 +147,11 @@ def table_strings() -> dict:
         "nearbyM100": _("%(a)s and %(b)s are very close (within 100 m)"),
         "nearbyKm1": _("%(a)s and %(b)s are close (within 1 km)"),
         "nearbyTitle": _("Same network / close together"),
+        # Issue #47: 邀请 at a waiting table (static/js/table/invite.js).
+        "invite": _("Invite"), "invited": _("Invited"), "inviteTitle": _("Invite club members who are online"),
+        "inviteLoading": _("Loading…"), "inviteHelp": _("Each one you invite is told at once, on whatever page he is, and can join from there."),
+        "inviteFailed": _("That did not work. Please try again."),
+        "inviteNobody": _("No other member of the club is online right now."),
         "shareLocation": _("Share location"), "locationShared": _("Location shared"),
         "locationDenied": _("Location not available: allow it in the browser to share it."),
         "locationHelp": _("Only the distance class between seated players is kept, never your position."),

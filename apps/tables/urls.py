@@ -17,4 +17,5 @@ urlpatterns = [
     path("<int:table_id>/nearby/", views.table_verb, {"verb": "nearby"}, name="nearby"),
     path("<int:table_id>/dissolve/", views.table_verb, {"verb": "dissolve"}, name="dissolve"),
     path("<int:table_id>/rematch/", views.table_rematch, name="rematch"),
+    path("<int:table_id>/invite/", views.table_invite, name="invite"),
 ]

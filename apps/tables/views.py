@@ -3,6 +3,8 @@ rematch)."""
 
 from __future__ import annotations
 
+import json
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
@@ -23,7 +25,7 @@ from apps.tables.read.codes import TableCodeRefused, table_by_code
 from apps.tables.read.selectors import access_for
 from apps.tables.signals import table_page
 from apps.tables.transaction.context import TableError
-from apps.tables.verbs import dissolve, rematch, services
+from apps.tables.verbs import dissolve, invite, rematch, services
 
 
 @login_required
@@ -36,7 +38,8 @@ def table_detail(request: HttpRequest, table_id: int) -> HttpResponse:
         address_seen(user=request.user, ip=client_ip(request.META))
     arranger = _arranger(table, request.user)
     # A match table has no 解散 (it ends with its round) and no 再来一局.
-    verbs = ("join", "leave", "bot", "nearby") if table.arranged else ("join", "leave", "bot", "dissolve", "nearby", "rematch")
+    verbs = ("join", "leave", "bot", "nearby") if table.arranged else ("join", "leave", "bot", "dissolve", "nearby", "rematch",
+                                                                    "invite")
     back = arranger["back"] if arranger else {"url": f"/clubs/{table.club_id}/", "label": gettext("Back to club")}
     config = {
         "tableId": table.pk,
@@ -45,7 +48,7 @@ def table_detail(request: HttpRequest, table_id: int) -> HttpResponse:
         "clubUrl": f"/clubs/{table.club_id}/",
         "arranged": table.arranged,  # a match's table: no 解散 on it (dissolve.check_not_arranged)
         "back": back,  # where the page's back links lead: the club, or the match of a match table
-        "urls": {name: f"/tables/{table.pk}/{name}/" for name in verbs},  # a match table has no 再来一局
+        "urls": {name: f"/tables/{table.pk}/{name}/" for name in verbs},  # a match table has no 再来一局, no 邀请
     }
     if arranger:
         config["follow"] = {**arranger["follow"], "pollMs": FOLLOW_POLL_MS, "seconds": FOLLOW_SECONDS}
@@ -129,6 +132,32 @@ def table_verb(request: HttpRequest, table_id: int, verb: str) -> HttpResponse:
     except TableError as exc:
         error = exc
     return _answer(request, f"/tables/{table.pk}/", error)
+
+
+# The HTTP status of a refused invitation, by TableError code (anything else: 400).
+INVITE_STATUS = {"no_table": 404, "not_seated": 403, "not_member": 400, "rate_limited": 429,
+                 "not_waiting": 409, "table_full": 409, "already_invited": 409}
+
+
+@login_required
+def table_invite(request: HttpRequest, table_id: int) -> HttpResponse:
+    """邀请 (JSON only): GET the club's online members not at the table, POST ``{"user": id}`` to
+    invite one. Refusals are ``{"ok": false, "code", "message"}`` and change nothing."""
+    try:
+        if request.method == "GET":
+            return JsonResponse({"ok": True, "members": invite.invite_candidates(user=request.user, table_id=table_id)})
+        if request.method != "POST":
+            return JsonResponse({"ok": False, "code": "method", "message": ""}, status=405)
+        try:
+            invitee = json.loads(request.body or b"null")
+        except ValueError:
+            invitee = None
+        invitee = invitee.get("user") if isinstance(invitee, dict) else None
+        name = invite.table_invite(user=request.user, table_id=table_id, invitee_id=invitee)
+    except TableError as exc:
+        return JsonResponse({"ok": False, "code": exc.code, "message": gettext(exc.message)},
+                            status=INVITE_STATUS.get(exc.code, 400))
+    return JsonResponse({"ok": True, "message": gettext("Invited %(name)s.") % {"name": name}})
 
 
 # The HTTP status of a refused rematch, by TableError code (anything else: 400).

@@ -29,12 +29,13 @@ from .registration import (
     withdraw,
     withdraw_note,
 )
+from .reminders import remind_due
 from .rounds import advance, final_order, open_table_ids, play_tables, running_match_ids, start_due
 
 __all__ = [
     "LIMITS", "MATCH_FIELDS", "PermissionDenied", "ValidationError", "advance", "check_check_in", "check_edit",
     "check_in", "check_register", "check_withdraw", "fee_key", "final_order", "match_cancel", "match_create",
     "match_update", "never_together_add", "never_together_remove", "open_table_ids", "pause", "play_tables",
-    "prize_key", "refund_key", "register", "reseat", "resume", "running_match_ids", "start_due", "validate",
+    "prize_key", "refund_key", "register", "remind_due", "reseat", "resume", "running_match_ids", "start_due", "validate",
     "withdraw", "withdraw_note",
 ]

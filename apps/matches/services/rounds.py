@@ -42,7 +42,7 @@ from ..models import (
     RoundKind,
     RoundState,
 )
-from . import clock, escrow
+from . import clock, escrow, reminders
 from .base import lock, now_or
 from .definition import cancel
 
@@ -138,6 +138,7 @@ def _open_round(match: Match, *, number: int, plan: formats.NextRound, entrants:
             tuoguan={u for u in ids if u in away}, hold=match.paused,
         )
         MatchTable.objects.create(match=match, round=mround, number=i, table=table, seats=list(ids))
+        reminders.table_ready(match=match, round_number=number, table_id=table.pk, user_ids=ids)
         for u in ids:
             entrants[u].current_table = table
     bye_points = formats.of(match).bye_points()

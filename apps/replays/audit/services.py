@@ -12,9 +12,11 @@ from datetime import timedelta
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Q
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from apps.accounts import notices
 from apps.accounts.selectors import shared_address_pairs
 from apps.clubs import access
 from apps.clubs import services as club_services
@@ -344,4 +346,8 @@ def dispute_resolve(*, dispute: Dispute, by, outcome: str, member_id: int | None
             detail={"dispute": dispute.pk, "hand": dispute.hand_id, "outcome": outcome[:200],
                     "amount": amount, "member": member_id, "transaction": dispute.adjustment_id},
         )
+        # The one who filed it hears of the answer on whatever page he is (once: the key).
+        notices.notify(recipient_id=dispute.filed_by_id, kind="dispute_answered", key=f"dispute:{dispute.pk}:answered",
+                       params={"table": dispute.hand.table.name, "number": dispute.hand.number},
+                       url=reverse("audit:my_disputes"))
     return dispute

@@ -13,6 +13,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
+from apps.clubs import live as club_live
 from apps.engine.play.hand import Action
 from apps.engine.play.hand import Hand as EngineHand
 from apps.tables import stages
@@ -20,6 +21,9 @@ from apps.tables.models import Hand, HandStatus, Seat, Table
 from apps.tables.storage import hand_cache, rows
 from apps.tables.storage.eventlog import hand_events, since
 from apps.tables.transaction.outbox import Outbox
+
+# Events that change what the club page lists of the table (seats taken, status, hands played).
+CLUB_EVENTS = frozenset({"seat.join", "seat.leave", "seat.bot", "table.start", "hand.end", "table.end"})
 
 
 class TableError(Exception):
@@ -44,6 +48,7 @@ class Ctx:
     hand_dirty: bool = False
     cache_gen: int = 0  # hand_cache generation seen under the lock (after our own invalidate)
     unchanged: bool = False  # set by ``nothing_changed``: the unit of work saves nothing
+    club_changed: bool = False  # an event the club page shows (CLUB_EVENTS): its pages are nudged
 
     def nothing_changed(self) -> None:
         """The verb looked and found nothing to do: no write, no event, no rev bump."""
@@ -59,6 +64,8 @@ class Ctx:
     def event(self, type_: str, payload: dict, **kwargs) -> None:
         """Append a table event; it belongs to the current hand while that hand is being played."""
         playing = self.hand if self.hand is not None and self.hand.status == HandStatus.PLAYING else None
+        if type_ in CLUB_EVENTS:
+            self.club_changed = True
         self.outbox.add(type_, payload, hand=kwargs.pop("hand", playing), **kwargs)
 
     def save(self) -> None:
@@ -76,6 +83,9 @@ class Ctx:
             else:
                 rows.save_live(self.hand, Hand.END_FIELDS)
         self.table.rev += 1  # every table transaction: the hand cache's validity key
+        if self.club_changed:  # once per transaction, after its commit (issue #47: pages keep true)
+            club_id = self.table.club_id
+            club_live.nudge_on_commit(club_id)
         dirty = [seat for seat in self.seats if seat.index in self.dirty_seats]
         if self.outbox.pending:
             self.outbox.flush(seats=self.seats, hand=self.hand, engine_hand=self.engine_hand, dirty=dirty)

@@ -3,6 +3,7 @@
 import { h } from "../common/dom.js";
 import { fmt } from "../common/text.js";
 import { cardEl } from "./cards.js";
+import { inviteButton } from "./invite.js";
 import { deadlineTotal, legalActions, ringEl, secondsLeft, showsCountdown } from "./board.js";
 
 function button(text, cls, onClick) {
@@ -78,6 +79,7 @@ export function renderWaiting(root, state, t, api, cfg) {
   if (!mine && free) bar.append(button(t.join, "btn-primary", () => api.post(cfg.urls.join)));
   if (mine && !mine.ready) bar.append(button(t.ready, "btn-primary act-ready", () => api.send({ type: "ready" })));
   if (state.practice && state.created_by === cfg.userId && free) bar.append(button(t.addBot, "", () => api.post(cfg.urls.bot)));
+  if (mine && free && cfg.urls.invite) bar.append(inviteButton(t, cfg));  // 邀请 (invite.js)
   if (mine && state.created_by !== cfg.userId) bar.append(button(t.leave, "", () => api.post(cfg.urls.leave)));
   if (mine && !cfg.arranged && state.created_by === cfg.userId) bar.append(button(t.dissolveTable, "btn-danger act-dissolve", () => api.dissolve()));
   root.append(bar);

@@ -1,0 +1,197 @@
+"""Browser test of issue #47, invitations and reminders, on the real server (Daphne with its
+in-process beat) at 390×844 portrait, 844×390 landscape and a desktop:
+
+- 李四 is on the club page; 张三, seated at his waiting table, opens 邀请: 李四 is listed (online),
+  王五 (never signed in) is not; 张三 invites him; 李四's club page shows the toast 张三 邀请你…
+  with 加入, and 加入 seats him at the table (the waiting panel names him, 准备 is his);
+- the club page keeps itself true: 东家 watching it sees 王五's new table and 赵六's join request
+  (the pending count) come without a reload;
+- a match reminder (check-in opens), sent by the beat job start_due_matches, appears on 李四's page
+  as a toast and in the bell's count; the bell's list shows it, and opening it clears the count.
+
+Screenshots: /tmp/shots/r-bell/bell_*.png (and test-output/). Skips when chromium or Playwright is missing.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.e2e_server import serve
+from tests.e2e.seeds import club_script
+from tests.e2e.test_match import assert_no_overflow
+from tests.e2e.test_table_play import PASSWORD, sign_in
+
+os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+
+ROOT = Path(__file__).resolve().parents[2]
+SHOTS = [Path("/tmp/shots/r-bell"), ROOT / "test-output"]
+
+pytestmark = pytest.mark.e2e
+
+SEED = club_script(
+    club="湘西牌友会", users=[("bl0", "东家"), ("bl1", "张三"), ("bl2", "李四"), ("bl3", "王五"), ("bl4", "赵六")],
+    password=PASSWORD, members=[1, 2, 3], credit=1000,
+    templates=[dict(name="三人全名堂", preset="full", players=3, hands_per_session=2, turn_seconds=15)],
+)
+
+OPEN_TABLE = """
+from apps.accounts.models import User
+from apps.clubs.models import RuleTemplate
+from apps.tables.verbs import services
+table = services.table_open(user=User.objects.get(username="bl1"), template=RuleTemplate.objects.get(name="三人全名堂"))
+print(table.pk)
+"""
+
+# A match 李四 registered for; its check-in opens in an hour (the test moves it to "now").
+MAKE_MATCH = """
+from datetime import timedelta
+from django.utils import timezone
+from apps.accounts.models import User
+from apps.clubs.models import Club, RuleTemplate
+from apps.matches import services
+club = Club.objects.get(name="湘西牌友会")
+match = services.match_create(club=club, by=club.owner, name="周末赛", template=RuleTemplate.objects.get(name="三人全名堂"),
+    format="fixed", starts_at=timezone.now() + timedelta(hours=3), min_entrants=3, max_entrants=60, entry_fee=100,
+    prize_scheme={"kind": "percent", "percents": [50, 30, 20]}, hands_per_round=1, rounds=2)
+services.register(match=match, user=User.objects.get(username="bl2"))
+print(match.pk)
+"""
+
+OPEN_CHECKIN = """
+from datetime import timedelta
+from django.utils import timezone
+from apps.matches.models import Match
+Match.objects.filter(pk={pk}).update(checkin_opens_at=timezone.now() - timedelta(seconds=1))
+"""
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    db = tmp_path_factory.mktemp("e2e_bell") / "bell.sqlite3"
+    with serve(db, SEED) as (url, club, shell):
+        yield {"url": url, "club": int(club), "table": int(shell(OPEN_TABLE)), "shell": shell}
+
+
+def shot(page, name: str, full: bool = False) -> None:
+    for out in SHOTS:
+        out.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(out / f"bell_{name}.png"), full_page=full)
+
+
+def live(page) -> None:
+    """Wait until the page's own socket said hello (the bell knows its count)."""
+    page.wait_for_selector("[data-live-bell][data-unread]", state="attached")
+
+
+def test_an_invitation_reaches_a_member_on_the_club_page_and_seats_him(server, browser):
+    base, table = server["url"], server["table"]
+    li = sign_in(browser, base, "bl2")
+    li.goto(f"{base}/clubs/{server['club']}/")
+    live(li)
+    zhang = sign_in(browser, base, "bl1")
+    zhang.goto(f"{base}/tables/{table}/")
+    live(zhang)
+    zhang.click("#waiting .act-invite")
+    zhang.wait_for_selector(".invite-dialog .invite-member")
+    names = zhang.locator(".invite-dialog .invite-name").all_inner_texts()
+    assert names == ["李四"]  # online; 王五 never signed in, 东家 neither, 张三 is at the table
+    shot(zhang, "invite_dialog")
+    zhang.click(".invite-dialog .invite-send")
+    zhang.wait_for_function("() => document.querySelector('.invite-status').textContent === '已邀请 李四。'")
+    assert zhang.locator(".invite-dialog .invite-send").inner_text() == "已邀请"
+
+    toast = li.locator(".notice-toast").first
+    toast.wait_for()
+    assert toast.locator("p").inner_text().startswith("张三 邀请你到 湘西牌友会 的 ")
+    assert toast.locator("button[type=submit]").inner_text() == "加入"
+    assert li.locator(".bell-count").inner_text() == "1"
+    assert_no_overflow(li)
+    shot(li, "invite_toast")
+    toast.locator("button[type=submit]").click()
+    li.wait_for_url(f"{base}/tables/{table}/")
+    li.wait_for_selector("#waiting .act-ready")  # seated: 准备 is his to press
+    assert "李四" in li.locator("#waiting .seat-list").inner_text()
+    shot(li, "invite_seated")
+    zhang.context.close()
+    li.context.close()
+
+
+MAKE_INVITE = """
+from apps.clubs.models import Club
+from apps.clubs.services import invite_create
+club = Club.objects.get(name="湘西牌友会")
+print(invite_create(club=club, by=club.owner).code)
+"""
+
+
+def test_the_club_page_updates_without_a_reload(server, browser):
+    base, club = server["url"], server["club"]
+    owner = sign_in(browser, base, "bl0")
+    owner.goto(f"{base}/clubs/{club}/")
+    live(owner)
+    owner.evaluate("() => { window.notReloaded = true; }")
+    assert owner.locator("[data-pending-link] .count").is_hidden()
+    wang = sign_in(browser, base, "bl3")
+    wang.goto(f"{base}/clubs/{club}/")
+    wang.click("form.open-table button[type=submit]")
+    wang.wait_for_url(f"{base}/tables/*/")
+    owner.wait_for_function("() => [...document.querySelectorAll('#open-tables .card')].some((c) => c.textContent.includes('王五'))")
+    code = server["shell"](MAKE_INVITE)
+    zhao = sign_in(browser, base, "bl4")
+    zhao.goto(f"{base}/clubs/join/{code}/")
+    zhao.click("main form button[type=submit]")
+    zhao.wait_for_load_state()
+    owner.wait_for_function("() => document.querySelector('[data-pending-link] .count').textContent === '1'")
+    assert owner.locator("[data-pending-link] .count").is_visible()
+    assert owner.evaluate("() => window.notReloaded") is True
+    assert_no_overflow(owner)
+    shot(owner, "club_live", full=True)
+    for page in (owner, wang, zhao):
+        page.context.close()
+
+
+def test_a_match_reminder_appears_as_a_toast_and_in_the_bell(server, browser):
+    base, shell = server["url"], server["shell"]
+    match = int(shell(MAKE_MATCH))
+    li = sign_in(browser, base, "bl2")
+    li.goto(f"{base}/clubs/{server['club']}/")
+    live(li)
+    before = int(li.locator("[data-live-bell]").get_attribute("data-unread"))
+    shell(OPEN_CHECKIN.format(pk=match))  # the beat (every 5 s) finds the check-in open and tells him once
+    toast = li.locator(".notice-toast", has_text="周末赛 开始签到了")
+    toast.wait_for(timeout=20000)
+    assert toast.locator("a").inner_text() == "签到" and toast.locator("a").get_attribute("href") == f"/matches/{match}/"
+    assert li.locator(".bell-count").inner_text() == str(before + 1)
+    assert_no_overflow(li)
+    shot(li, "reminder_toast")
+    li.wait_for_timeout(6000)  # another beat round: still one toast, one more in the count
+    assert li.locator(".notice-toast", has_text="周末赛").count() == 1
+    assert li.locator(".bell-count").inner_text() == str(before + 1)
+
+    li.click("[data-live-bell]")
+    li.wait_for_url(f"{base}/accounts/notices/")
+    items = li.locator(".notice-item")
+    assert "周末赛 开始签到了" in items.first.inner_text() and "新" in items.first.inner_text()
+    assert items.count() == before + 1
+    assert_no_overflow(li)
+    shot(li, "bell_list", full=True)
+    live(li)
+    assert li.locator(".bell-count").is_hidden()  # opened: read
+    li.reload()
+    live(li)
+    assert "新" not in li.locator(".notice-item").first.inner_text()
+
+    wide = sign_in(browser, base, "bl2", size=(844, 390))
+    wide.goto(f"{base}/accounts/notices/")
+    live(wide)
+    assert_no_overflow(wide)
+    shot(wide, "bell_list_landscape")
+    desk = sign_in(browser, base, "bl2", size=(1280, 800), scale=1)
+    desk.goto(f"{base}/clubs/{server['club']}/")
+    live(desk)
+    shot(desk, "desktop_header")
+    for page in (li, wide, desk):
+        page.context.close()

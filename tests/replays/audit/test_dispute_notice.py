@@ -1,0 +1,39 @@
+"""Issue #47: the one who filed a dispute is told, once, when it is answered (a notice with a link
+to his disputes); a refused answer tells nobody."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from django.core.exceptions import ValidationError
+
+from apps.accounts import notices
+from apps.accounts.models import Notice
+from apps.ledgers import services as ledger_services
+from apps.replays.audit import services
+from tests.replays.audit.helpers import TableWriter, days_ago, honest
+
+pytestmark = pytest.mark.django_db
+
+
+def test_the_filer_hears_the_answer_once(make_user, make_club, monkeypatch, django_capture_on_commit_callbacks):
+    owner, admin, a, b = (make_user(n) for n in ("owner", "admin", "pa", "pb"))
+    club = make_club("A", owner=owner, admins=[admin], members=[a, b])
+    hand = TableWriter(club, [a, b, owner], start=days_ago(1)).play([honest] * 3, "notice", random.Random(5))
+    assert ledger_services.settle_hand(hand_id=hand.pk).status == "posted"
+    sent = []
+    monkeypatch.setattr(notices, "send", sent.append)
+    dispute = services.dispute_create(user=a, hand=hand, reason="胡息算错了", kind="score")
+    with django_capture_on_commit_callbacks(execute=True):
+        services.dispute_review(dispute=dispute, by=admin)
+    assert not sent and not Notice.objects.exists()  # taken into review: not answered yet
+    with django_capture_on_commit_callbacks(execute=True):
+        services.dispute_resolve(dispute=dispute, by=admin, outcome="看了回放，没有问题")
+    with pytest.raises(ValidationError), django_capture_on_commit_callbacks(execute=True):
+        services.dispute_resolve(dispute=dispute, by=admin, outcome="再答一次")
+    notice = Notice.objects.get()
+    assert (notice.recipient, notice.kind, notice.url) == (a, "dispute_answered", "/audit/disputes/")
+    assert sent == [notice]
+    text = notices.render(notices.facts(notice))["text"]
+    assert text == f"你对牌桌{hand.table.name}第 {hand.number} 局的申诉有了答复"
