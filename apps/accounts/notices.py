@@ -33,6 +33,7 @@ WORDS = {
     "match_checkin": (_("Check-in for %(match)s is open"), _("Check in")),
     "match_soon": (_("%(match)s starts in 5 minutes"), _("View")),
     "match_table": (_("Your table for round %(round)s of %(match)s is ready"), _("Go to the table")),
+    "dispute_filed": (_("%(name)s filed a dispute on hand %(number)s at the table %(table)s"), _("View")),
     "dispute_answered": (_("Your dispute on hand %(number)s at the table %(table)s was answered"), _("View")),
 }
 POST_KINDS = frozenset({"table_invite"})
@@ -102,13 +103,13 @@ def facts(notice: Notice) -> dict:
 
 
 def render(facts_: dict) -> dict:
-    """The notice in the active language: ``{"id", "text", "url", "label", "post"}``."""
+    """The notice in the active language: ``{"id", "kind", "text", "url", "label", "post"}``."""
     text, label = WORDS.get(facts_["kind"], (_("Notice"), _("View")))
     try:
         text = gettext(text) % facts_.get("params", {})
     except (KeyError, TypeError, ValueError):
         text = gettext(text)
-    return {"id": facts_["id"], "text": text, "url": facts_.get("url", ""), "label": gettext(label),
+    return {"id": facts_["id"], "kind": facts_["kind"], "text": text, "url": facts_.get("url", ""), "label": gettext(label),
             "post": facts_["kind"] in POST_KINDS}
 
 

@@ -195,3 +195,58 @@ def test_a_match_reminder_appears_as_a_toast_and_in_the_bell(server, browser):
     shot(desk, "desktop_header")
     for page in (li, wide, desk):
         page.context.close()
+
+
+# A finished hand of 张三, 李四 and 王五 (the owner, 东家, did not play in it: he may judge it).
+PLAYED_HAND = """
+import random
+from apps.accounts.models import User
+from apps.clubs.models import Club
+from tests.replays.audit.helpers import TableWriter, days_ago, honest
+club = Club.objects.get(name="湘西牌友会")
+users = [User.objects.get(username=u) for u in ("bl1", "bl2", "bl3")]
+print(TableWriter(club, users, start=days_ago(1), name="争议桌").play([honest] * 3, "live", random.Random(5)).pk)
+"""
+
+
+def test_dispute_pages_tell_the_truth_without_a_reload(server, browser):
+    """李四 files a dispute: 东家's open dispute list shows it (and a toast) without a reload; 东家
+    answers it: the answer appears on 李四's open 我的申诉 page without a reload."""
+    base, club = server["url"], server["club"]
+    hand = int(server["shell"](PLAYED_HAND))
+    owner = sign_in(browser, base, "bl0")
+    owner.goto(f"{base}/audit/clubs/{club}/disputes/")
+    live(owner)
+    owner.evaluate("() => { window.notReloaded = true; }")
+    assert owner.locator("#club-disputes [data-dispute]").count() == 0
+    li = sign_in(browser, base, "bl2")
+    li.goto(f"{base}/audit/disputes/new/{hand}/")
+    li.check("input[name=kind][value=score]")
+    li.fill("textarea[name=reason]", "最后一张牌的胡息算少了")
+    li.click("main form button[type=submit]")
+    li.wait_for_url(f"{base}/audit/disputes/")
+    live(li)
+    li.evaluate("() => { window.notReloaded = true; }")
+    assert li.locator("[data-dispute]").count() == 1 and li.locator("[data-testid=outcome]").count() == 0
+
+    toast = owner.locator(".notice-toast", has_text="李四 对牌桌争议桌第 1 局提出了申诉")
+    toast.wait_for(timeout=15000)
+    owner.wait_for_selector("#club-disputes [data-dispute]")
+    assert "最后一张牌的胡息算少了" in owner.locator("#club-disputes").inner_text()
+    assert owner.evaluate("() => window.notReloaded") is True
+    assert_no_overflow(owner)
+    shot(owner, "dispute_filed_live", full=True)
+
+    judge = sign_in(browser, base, "bl0")
+    judge.goto(base + owner.locator("#club-disputes [data-dispute] a[href*='/disputes/']").first.get_attribute("href"))
+    judge.fill("textarea[name=outcome]", "看了回放，胡息没有算错")
+    judge.click("form[action$='/resolve/'] button[type=submit]")
+    judge.wait_for_load_state()
+    li.wait_for_selector("[data-testid=outcome]", timeout=15000)
+    assert li.locator("[data-testid=outcome]").inner_text() == "看了回放，胡息没有算错"
+    assert li.locator(".notice-toast", has_text="申诉有了答复").count() == 1
+    assert li.evaluate("() => window.notReloaded") is True
+    assert_no_overflow(li)
+    shot(li, "dispute_answered_live", full=True)
+    for page in (owner, li, judge):
+        page.context.close()

@@ -267,6 +267,13 @@ def dispute_create(*, user, hand: Hand, reason: str, kind: str = DisputeKind.OTH
                                     detail={"dispute": dispute.pk, "hand": hand.pk, "kind": kind, "step": step})
     except IntegrityError as exc:
         raise ValidationError(_("You already have a dispute open on this hand.")) from exc
+    # Those who may judge it hear of it on whatever page they are: the club's managers who did not
+    # play in the hand (judge_refusal's rule), once each.
+    judges = Membership.objects.filter(club=club, role__in=access.MANAGER_ROLES).exclude(
+        user_id__in=_seat_users(hand).values()).values_list("user_id", flat=True)
+    notices.notify_each(recipient_ids=judges, kind="dispute_filed", key=f"dispute:{dispute.pk}:filed",
+                        params={"name": user.name, "table": hand.table.name, "number": hand.number},
+                        url=reverse("audit:dispute", args=[club.pk, dispute.pk]))
     return dispute
 
 

@@ -4,6 +4,9 @@
 // (#live-config, json_script): the notices themselves arrive already worded by the server.
 // Other modules may listen for ``live:message`` on document (every message, its data in detail;
 // a ``hello`` with ``again: true`` follows a reconnect, when nudges may have been missed).
+// A part of a page marked ``data-live-refresh="<kind> …"`` (with an id) is fetched again when a
+// notice of one of those kinds comes, so the page tells the truth without a reload (my disputes:
+// the answer appears where the dispute is).
 import { showToast } from "./toast.js";
 
 const PING_MS = 25000;              // the server counts him online while pings come (notices.STALE_SECONDS)
@@ -35,6 +38,21 @@ function path() {
   return out;
 }
 
+async function refreshParts(kind) {
+  const parts = [...document.querySelectorAll("[data-live-refresh][id]")]
+    .filter((el) => el.dataset.liveRefresh.split(/\s+/).includes(kind));
+  if (!parts.length) return;
+  try {
+    const response = await fetch(location.href, { credentials: "same-origin", headers: { Accept: "text/html" } });
+    if (!response.ok) return;
+    const fresh = new DOMParser().parseFromString(await response.text(), "text/html");
+    for (const el of parts) {
+      const again = fresh.getElementById(el.id);
+      if (again) el.replaceChildren(...again.childNodes);
+    }
+  } catch { /* the network is away: the toast has told him; a later notice or a reload shows it */ }
+}
+
 function connect() {
   const proto = location.protocol === "https:" ? "wss" : "ws";
   const ws = new WebSocket(`${proto}://${location.host}${path()}`);
@@ -55,6 +73,7 @@ function connect() {
       setUnread(++unread);
       showToast({ text: n.text, action: n.url ? { label: n.label, url: n.url, post: n.post } : null,
                   closeLabel: config.strings.close });
+      refreshParts(n.kind);
     }
     document.dispatchEvent(new CustomEvent("live:message", { detail: message }));
   });

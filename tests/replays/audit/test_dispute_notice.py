@@ -27,13 +27,33 @@ def test_the_filer_hears_the_answer_once(make_user, make_club, monkeypatch, djan
     dispute = services.dispute_create(user=a, hand=hand, reason="胡息算错了", kind="score")
     with django_capture_on_commit_callbacks(execute=True):
         services.dispute_review(dispute=dispute, by=admin)
-    assert not sent and not Notice.objects.exists()  # taken into review: not answered yet
+    assert not sent and not Notice.objects.filter(kind="dispute_answered").exists()  # in review: not answered yet
     with django_capture_on_commit_callbacks(execute=True):
         services.dispute_resolve(dispute=dispute, by=admin, outcome="看了回放，没有问题")
     with pytest.raises(ValidationError), django_capture_on_commit_callbacks(execute=True):
         services.dispute_resolve(dispute=dispute, by=admin, outcome="再答一次")
-    notice = Notice.objects.get()
+    notice = Notice.objects.get(kind="dispute_answered")
     assert (notice.recipient, notice.kind, notice.url) == (a, "dispute_answered", "/audit/disputes/")
     assert sent == [notice]
     text = notices.render(notices.facts(notice))["text"]
     assert text == f"你对牌桌{hand.table.name}第 {hand.number} 局的申诉有了答复"
+
+
+def test_the_judges_hear_of_a_new_dispute_once_and_a_manager_who_played_does_not(
+        make_user, make_club, monkeypatch, django_capture_on_commit_callbacks):
+    owner, admin, a, b = (make_user(n) for n in ("owner", "admin", "pa", "pb"))
+    club = make_club("A", owner=owner, admins=[admin], members=[a, b])
+    hand = TableWriter(club, [a, b, owner], start=days_ago(1)).play([honest] * 3, "filed", random.Random(6))
+    sent = []
+    monkeypatch.setattr(notices, "send", sent.append)
+    with django_capture_on_commit_callbacks(execute=True):
+        dispute = services.dispute_create(user=a, hand=hand, reason="他超时了还能胡", kind="score")
+    # The owner played in the hand (he may not judge it): only the admin is told, with the dispute's page.
+    notice = Notice.objects.get(kind="dispute_filed")
+    assert (notice.recipient, notice.url) == (admin, f"/audit/clubs/{club.pk}/disputes/{dispute.pk}/")
+    assert sent == [notice]
+    assert notices.render(notices.facts(notice))["text"] == f"pa 对牌桌{hand.table.name}第 {hand.number} 局提出了申诉"
+    # A refused second dispute on the same hand tells nobody again.
+    with pytest.raises(ValidationError), django_capture_on_commit_callbacks(execute=True):
+        services.dispute_create(user=a, hand=hand, reason="再来一次", kind="score")
+    assert Notice.objects.filter(kind="dispute_filed").count() == 1 and len(sent) == 1
