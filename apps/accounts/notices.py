@@ -33,6 +33,8 @@ WORDS = {
     "match_checkin": (_("Check-in for %(match)s is open"), _("Check in")),
     "match_soon": (_("%(match)s starts in 5 minutes"), _("View")),
     "match_table": (_("Your table for round %(round)s of %(match)s is ready"), _("Go to the table")),
+    "join_approved": (_("You are now a member of %(club)s"), _("Enter the club")),
+    "join_rejected": (_("Your request to join %(club)s was not accepted"), _("View")),
     "dispute_filed": (_("%(name)s filed a dispute on hand %(number)s at the table %(table)s"), _("View")),
     "dispute_answered": (_("Your dispute on hand %(number)s at the table %(table)s was answered"), _("View")),
 }

@@ -14,7 +14,10 @@ from typing import Any
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.utils import timezone
+from django.urls import reverse
 from django.utils.translation import gettext as _
+
+from apps.accounts import notices
 
 from . import access, live, selectors
 from .models import (
@@ -227,6 +230,8 @@ def join_request_approve(*, join_request: JoinRequest, by) -> Membership:
     req.save(update_fields=["status", "decided_by", "decided_at"])
     audit_log(club=req.club, actor=by, action=AuditAction.JOIN_APPROVE, target_user=req.user)
     live.nudge_on_commit(req.club_id)
+    notices.notify(recipient_id=req.user_id, kind="join_approved", key=f"join:{req.pk}:answered",
+                   params={"club": req.club.name}, url=reverse("clubs:detail", args=[req.club_id]))
     return membership
 
 
@@ -238,6 +243,8 @@ def join_request_reject(*, join_request: JoinRequest, by) -> JoinRequest:
     req.save(update_fields=["status", "decided_by", "decided_at"])
     audit_log(club=req.club, actor=by, action=AuditAction.JOIN_REJECT, target_user=req.user)
     live.nudge_on_commit(req.club_id)
+    notices.notify(recipient_id=req.user_id, kind="join_rejected", key=f"join:{req.pk}:answered",
+                   params={"club": req.club.name})
     return req
 
 

@@ -149,6 +149,19 @@ def test_the_club_page_updates_without_a_reload(server, browser):
     assert owner.evaluate("() => window.notReloaded") is True
     assert_no_overflow(owner)
     shot(owner, "club_live", full=True)
+    # 东家 approves: 赵六's open 我的俱乐部 page shows the club, and his request answered, without a reload.
+    zhao.goto(f"{base}/clubs/")
+    live(zhao)
+    zhao.evaluate("() => { window.notReloaded = true; }")
+    assert "湘西牌友会" not in zhao.locator("#my-club-list").inner_text()
+    owner.click("[data-pending-link]")
+    owner.click(".join-request form[action$='/approve/'] button")
+    zhao.locator(".notice-toast", has_text="你已加入 湘西牌友会").wait_for(timeout=15000)
+    zhao.wait_for_function("() => document.querySelector('#my-club-list').textContent.includes('湘西牌友会')")
+    assert "已通过" in zhao.locator("#my-join-requests").inner_text()
+    assert zhao.evaluate("() => window.notReloaded") is True
+    assert_no_overflow(zhao)
+    shot(zhao, "join_approved_live", full=True)
     for page in (owner, wang, zhao):
         page.context.close()
 

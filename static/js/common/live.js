@@ -6,7 +6,8 @@
 // a ``hello`` with ``again: true`` follows a reconnect, when nudges may have been missed).
 // A part of a page marked ``data-live-refresh="<kind> …"`` (with an id) is fetched again when a
 // notice of one of those kinds comes, so the page tells the truth without a reload (my disputes:
-// the answer appears where the dispute is).
+// the answer appears where the dispute is); a page that now leads elsewhere (a join request
+// approved: the club) is followed there.
 import { showToast } from "./toast.js";
 
 const PING_MS = 25000;              // the server counts him online while pings come (notices.STALE_SECONDS)
@@ -46,10 +47,10 @@ async function refreshParts(kind) {
     const response = await fetch(location.href, { credentials: "same-origin", headers: { Accept: "text/html" } });
     if (!response.ok) return;
     const fresh = new DOMParser().parseFromString(await response.text(), "text/html");
-    for (const el of parts) {
-      const again = fresh.getElementById(el.id);
-      if (again) el.replaceChildren(...again.childNodes);
-    }
+    const found = parts.map((el) => [el, fresh.getElementById(el.id)]).filter(([, again]) => again);
+    // The page moved on (an approved request's join page now leads into the club): follow it.
+    if (!found.length && response.redirected) { location.assign(response.url); return; }
+    for (const [el, again] of found) el.replaceChildren(...again.childNodes);
   } catch { /* the network is away: the toast has told him; a later notice or a reload shows it */ }
 }
 
