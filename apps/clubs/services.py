@@ -13,8 +13,8 @@ from typing import Any
 
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
-from django.utils import timezone
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from apps.accounts import notices
