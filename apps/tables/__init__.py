@@ -41,4 +41,9 @@ The route of one discard, from the player's socket to the other sockets at the t
 A socket's connect is one unit of work too (``verbs.services.socket_open``: access, seat online,
 first state ``transaction.snapshot.snapshot_of``); ``manage.py move_bench`` measures this whole
 route's CPU without sockets.
+
+A 快捷语 or reaction (``{"type": "phrase", "phrase": <id>}``) takes another route, beside the
+hand: ``verbs.phrases`` reads the seat and inserts the phrase id (one SELECT, one INSERT, no table
+lock, nothing in the hand's log) and sends a ``table.phrase`` group message that every socket at
+the table forwards; the ids and their words live in ``phrasebook``.
 """

@@ -184,6 +184,8 @@ def test_a_watcher_of_a_table_dissolved_before_its_start_is_told_so(server, brow
     watcher.wait_for_selector("#waiting:not([hidden])")
     assert watcher.get_by_role("button", name="入座").is_visible()
 
+    # The club page he keeps open: its 入座 form, as a page that missed the news would still show it.
+    sit_form = stale_club.locator(f"#tables li[data-table='{table_id}'] form:has(.table-sit)").evaluate("(f) => f.outerHTML")
     creator.click("#waiting .act-dissolve")
     creator.click("dialog.confirm-dialog .confirm-ok")
     watcher.wait_for_selector("#over:not([hidden])")
@@ -210,8 +212,11 @@ def test_a_watcher_of_a_table_dissolved_before_its_start_is_told_so(server, brow
     shot(english, "13_watcher_english")
     english.context.close()
 
-    # 入座 on the club page he had open: refused with the reason, in Chinese, on the ended table.
-    stale_club.click(f"#tables li[data-table='{table_id}'] .table-sit")
+    # The club page he had open keeps itself true (the live club channel): the table leaves it.
+    stale_club.wait_for_selector(f"#tables li[data-table='{table_id}']", state="detached", timeout=15000)
+    # A page that missed it (a phone asleep) still offers 入座: refused with the reason, in Chinese.
+    stale_club.evaluate("(html) => document.querySelector('main').insertAdjacentHTML('afterbegin', html)", sit_form)
+    stale_club.click("main > form .table-sit")
     stale_club.wait_for_url(table_url)
     messages = stale_club.text_content(".messages")
     assert "牌桌已解散" in messages and "started" not in messages and "开始" not in messages

@@ -192,15 +192,16 @@ export function renderSettlement(root, state, t, api, cfg) {
   const bar = h("div", "actions");
   const mine = state.me !== null && state.me !== undefined ? state.seats[state.me] : null;
   if (!over && api.send) root.append(h("p", "muted ready-line", readyLine(state, t)));
-  // A table that starts its next hand by itself (a match table): the seconds left, from the
-  // server's deadline (RULES.md §11.6 timers; main.js ticks the ring).
-  if (!over && state.deadline_kind === "next" && showsCountdown(state)) {
-    root.append(h("p", "next-hand-line", h("span", "", t.nextHandAuto), ringEl(state.deadline, deadlineTotal(state), "next-ring")));
-  }
   if (!over && mine) bar.append(button(mine.ready ? t.readyDone : t.nextHand, "btn-primary act-ready", () => api.send({ type: "ready" })));
   if (over) bar.append(backLink(t, cfg));
   // The hand's replay (apps/replays), once it has ended: cfg.replayUrl has a %(number)s slot.
   if (cfg.replayUrl) bar.append(Object.assign(h("a", "btn act-replay", t.replay), { href: fmt(cfg.replayUrl, { number: hand.number }) }));
+  // A table that starts its next hand by itself (a match table): the seconds left, from the
+  // server's deadline (RULES.md §11.6 timers; main.js ticks the ring), in the button row that
+  // stays at the panel's foot, so a long result never scrolls it out of sight.
+  if (!over && state.deadline_kind === "next" && showsCountdown(state)) {
+    bar.append(h("p", "next-hand-line", h("span", "", t.nextHandAuto), ringEl(state.deadline, deadlineTotal(state), "next-ring")));
+  }
   root.append(bar);
   if (over && state.summary) root.append(summaryEl(state, t, api, cfg));
 }
