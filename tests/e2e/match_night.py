@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import time
 
-from tests.e2e.test_match import play_step
-from tests.e2e.test_table_play import sign_in
+from tests.e2e.browser import play_step, sign_in
 
 
 def member(browser, base: str, username: str):

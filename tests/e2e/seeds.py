@@ -7,6 +7,12 @@ the club's id (the script's last line, handed back to the test as ``seed``).
 
 from __future__ import annotations
 
+import hashlib
+
+# A deal for a server's E2E_TABLE_SEEDS: sha256("e2e-win-2270"); with the step() policy of
+# tests/e2e/browser.py, seat 0 wins by self-draw with two 名堂.
+WIN_SEED = hashlib.sha256(b"e2e-win-2270").hexdigest()
+
 
 def club_script(**spec) -> str:
     """The seed script of ``seed_club(**spec)`` (see there), printing the club's id."""

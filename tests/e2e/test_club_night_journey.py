@@ -31,11 +31,10 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from tests.e2e.browser import LATIN_WORD, PASSWORD, assert_no_overflow
 from tests.e2e.e2e_server import serve
 from tests.e2e.match_night import fill_fixed_match, member, open_match_from_club, play_round
-from tests.e2e.seeds import club_script
-from tests.e2e.test_match import assert_no_overflow
-from tests.e2e.test_table_play import LATIN_WORD, PASSWORD, WIN_SEED
+from tests.e2e.seeds import WIN_SEED, club_script
 from tests.language import ALLOWED
 
 os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"

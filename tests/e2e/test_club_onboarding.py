@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.e2e.browser import open_menu
+
 # Playwright's sync API runs an event loop in this thread; Django's ORM refuses that by default.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
@@ -39,13 +41,6 @@ def sign_up(page, base: str, username: str, display_name: str) -> None:
     page.fill("#id_password1", PASSWORD)
     page.fill("#id_password2", PASSWORD)
     page.click("button[type=submit].btn-primary")
-
-
-def open_menu(page) -> None:
-    """On a phone the site menu is folded behind its button (templates/base.html)."""
-    toggle = page.locator("header .menu-toggle")
-    if toggle.is_visible() and toggle.get_attribute("aria-expanded") != "true":
-        toggle.click()
 
 
 def sign_out(page) -> None:

@@ -1,7 +1,7 @@
 """Browser test of a scheduled match: three players register and check in on the match page, the
 test server's beat (tests/e2e/e2e_asgi.py runs the periodic runner inside Daphne) starts the match
 and seats them, each page shows "go to my table" from its poll (no reload), they play the hand by
-clicking (the deal is seeded with test_table_play's WIN_SEED), and an admin watching the match
+clicking (the deal is seeded with tests/e2e/seeds.py's WIN_SEED), and an admin watching the match
 page sees the live standings change without a reload. Phone 390x844 first, one desktop shot;
 screenshots land in test-output/match_*.png.
 """
@@ -15,8 +15,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.e2e.browser import LATIN_WORD, PASSWORD, assert_no_overflow, play_step, sign_in
 from tests.e2e.e2e_server import serve
-from tests.e2e.test_table_play import LATIN_WORD, PASSWORD, WIN_SEED, sign_in, step
+from tests.e2e.seeds import WIN_SEED
 
 os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
 
@@ -85,22 +86,6 @@ def sign_in_as(browser, base, username):
     page = sign_in(browser, base, username.replace("e2e", "m2e"))
     page.on("dialog", lambda dialog: dialog.accept())  # the data-confirm of register / withdraw
     return page
-
-
-def play_step(page) -> bool:
-    """test_table_play.step, tolerating a claim that timed out between reading the state and the
-    click (the server passes for a player after the claim window; the loop just reads again)."""
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
-
-    try:
-        return step(page)
-    except PlaywrightTimeout:
-        return True
-
-
-def assert_no_overflow(page) -> None:
-    width = page.evaluate("() => window.innerWidth")
-    assert page.evaluate("() => document.documentElement.scrollWidth") <= width + 1
 
 
 def assert_chinese(text: str) -> None:

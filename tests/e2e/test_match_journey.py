@@ -7,7 +7,7 @@ check in; one of them (老李) then leaves and never opens his table; the clock 
 (the shell steps only move the match's times: the test cannot wait ten minutes) and the match page
 takes each present player to his table by itself, after a countdown; the owner, not playing,
 watches a table from the live standings and is never moved; the players play the round by
-clicking (test_table_play.step), 老李's seat times out and 托管 plays it; the table page then
+clicking (tests/e2e/browser.py's step), 老李's seat times out and 托管 plays it; the table page then
 offers 返回比赛 and takes 阿明 on to his round-2 table by itself, while 小芳 cancels the countdown,
 goes back to the match with 返回比赛 and enters her table from the match page; after round 2 the
 table leads to the final standings, where 老李 is shown as absent with the reason; each prize is
@@ -23,11 +23,10 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from tests.e2e.browser import PASSWORD, assert_no_overflow
 from tests.e2e.e2e_server import serve
 from tests.e2e.match_night import fill_fixed_match, member, open_match_from_club, play_round
-from tests.e2e.seeds import club_script
-from tests.e2e.test_match import assert_no_overflow
-from tests.e2e.test_table_play import PASSWORD, WIN_SEED
+from tests.e2e.seeds import WIN_SEED, club_script
 
 os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
 

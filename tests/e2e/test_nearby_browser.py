@@ -17,10 +17,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.e2e.browser import PASSWORD, assert_no_overflow, sign_in
 from tests.e2e.e2e_server import serve
 from tests.e2e.seeds import club_script
-from tests.e2e.test_match import assert_no_overflow
-from tests.e2e.test_table_play import PASSWORD, sign_in
 
 os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
 

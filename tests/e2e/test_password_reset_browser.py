@@ -21,6 +21,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from tests.accounts.smtp_server import LocalSMTP, link_in, use_smtp
+from tests.e2e.browser import ALLOWED, PROBE
 
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
@@ -53,10 +54,8 @@ def shot(page, name: str) -> None:
 
 def no_english(page, *allowed: str) -> None:
     """Every word of the page's main part is Chinese but the names, addresses and links given; and
-    the page fits the phone: no sideways scrolling, every tap target big enough (test_phone_layout's
-    probe)."""
-    from tests.e2e.test_phone_layout import ALLOWED, PROBE
-
+    the page fits the phone: no sideways scrolling, every tap target big enough (the phone layout
+    walk's probe, tests/e2e/browser.py)."""
     assert page.evaluate("document.documentElement.scrollWidth") <= page.evaluate("window.innerWidth")
     assert page.evaluate(PROBE, ALLOWED) == []
     text = page.locator("main").inner_text()

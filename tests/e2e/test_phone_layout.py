@@ -5,7 +5,8 @@ The owner, an admin and a member sign in and load every page their role reaches,
 replays, a finished match, a live table). On each page the test fails on
 - horizontal overflow: the document wider than the viewport;
 - a visible interactive element (link, button, input, select, summary) smaller than 44x44 px,
-  except links inside running text (a sentence around the link) and ALLOWED below;
+  except links inside running text (a sentence around the link) and ALLOWED (tests/e2e/browser.py,
+  with the probe);
 - a table cell squeezed to a character or two per line;
 - a tab bar wider than its box without a scroll hint (the fade and arrow of static/js/common/tabs.js).
 The phone menu holds the 回放码 box: a member opens a replay from it. Screenshots of every page in
@@ -15,53 +16,23 @@ test-output/phone_<role>_<page>.png (and desktop_*.png).
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 
 import pytest
 
-from tests.e2e import test_table_play as table_play
+from tests.e2e.browser import ALLOWED, PROBE
+from tests.e2e.browser import sign_in as sign_in_page
 from tests.e2e.e2e_server import serve
 from tests.e2e.phone_seed import PASSWORD
+
+# Playwright's sync API runs an event loop in this thread; Django's ORM refuses that by default.
+os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
 
 OUT = Path(__file__).resolve().parents[2] / "test-output"
 
 pytestmark = pytest.mark.e2e
-
-# A control another part of issue 24 resizes: the club page's 练习桌 checkbox belongs to the
-# table-opening form the `table` work rebuilds (its label is the touch target there).
-ALLOWED = ["form.open-table input[type=checkbox][name=practice]"]
-
-# Everything the page offers to tap, visible, too small; "running text": an inline link whose block
-# has other words around it (a link in a sentence is as tall as the line, as everywhere on the web).
-PROBE = """(allowed) => {
-  const out = [];
-  const sel = "a[href], button, input:not([type=hidden]), select, textarea, summary, [role=button], [tabindex]:not([tabindex='-1'])";
-  for (const el of document.querySelectorAll(sel)) {
-    if (allowed.some((s) => el.matches(s))) continue;
-    const r = el.getBoundingClientRect();
-    const cs = getComputedStyle(el);
-    if (r.width === 0 || r.height === 0 || cs.visibility === "hidden" || el.closest("[hidden], details:not([open]) > :not(summary)")) continue;
-    if (el.matches("input[type=checkbox], input[type=radio]")) {
-      const label = el.closest("label") || (el.id && document.querySelector(`label[for="${el.id}"]`));
-      if (label) {
-        const lr = label.getBoundingClientRect();
-        if (lr.width >= 44 && lr.height >= 44) continue;  // the label is the touch target
-      }
-    }
-    if (el.tagName === "A" && cs.display === "inline") {
-      let block = el.parentElement;
-      while (block && getComputedStyle(block).display.startsWith("inline")) block = block.parentElement;
-      const around = (block ? block.textContent : "").replace(el.textContent, "").trim();
-      if (around.length > 0) continue;
-    }
-    if (r.width < 44 - 0.5 || r.height < 44 - 0.5) {
-      const text = (el.textContent || el.value || el.getAttribute("aria-label") || "").trim().slice(0, 24);
-      out.push(`${el.tagName.toLowerCase()}${el.className ? "." + String(el.className).split(" ").join(".") : ""} "${text}" ${Math.round(r.width)}x${Math.round(r.height)}`);
-    }
-  }
-  return out;
-}"""
 
 # A table cell squeezed to a character or two per line (CJK text breaks anywhere, so a table wider
 # than the screen used to shrink its columns that way: issue 24's club ledger).
@@ -123,8 +94,7 @@ def pages_for(role: str, s: dict) -> dict[str, str]:
 
 
 def sign_in(browser, base: str, username: str, size=(390, 844), locale="zh-CN"):
-    page = table_play.sign_in(browser, base, username, size=size, scale=1, locale=locale,
-                               password=PASSWORD)
+    page = sign_in_page(browser, base, username, size=size, scale=1, locale=locale, password=PASSWORD)
     page.wait_for_url(re.compile(r"/clubs/"))
     return page.context, page
 

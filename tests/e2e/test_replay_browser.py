@@ -17,7 +17,7 @@ from tests.e2e.seeds import club_script
 
 os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
 
-from tests.e2e.test_table_play import OUT, PASSWORD, assert_chinese, sign_in, step  # noqa: E402
+from tests.e2e.browser import OUT, PASSWORD, assert_chinese, sign_in, step  # noqa: E402
 
 pytestmark = pytest.mark.e2e
 

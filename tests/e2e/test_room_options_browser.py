@@ -16,7 +16,7 @@ from tests.e2e.e2e_server import serve
 
 os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
 
-from tests.e2e.test_table_play import PASSWORD, assert_chinese, sign_in  # noqa: E402
+from tests.e2e.browser import PASSWORD, assert_chinese, sign_in  # noqa: E402
 
 pytestmark = pytest.mark.e2e
 

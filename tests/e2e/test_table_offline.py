@@ -25,8 +25,7 @@ from tests.e2e.seeds import TABLE_LOG, club_script
 
 os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
 
-from tests.e2e.test_table_play import PASSWORD, sign_in  # noqa: E402
-from tests.e2e.test_table_screen import open_practice, socket_log  # noqa: E402
+from tests.e2e.browser import PASSWORD, open_practice, play_until_settle, sign_in, socket_log  # noqa: E402
 
 pytestmark = pytest.mark.e2e
 
@@ -202,31 +201,6 @@ def test_a_socket_that_swallows_messages_is_let_go(server, browser):
     page.wait_for_selector("#outbox", state="hidden")
     assert page.locator("#toast").is_hidden()
     page.context.close()
-
-
-def play_until_settle(page, seconds: float = 150) -> None:
-    """Play his seat by hand (胡 when offered, else the last legal discard, else 过) until the hand ends."""
-    deadline = time.time() + seconds
-    while time.time() < deadline:
-        state = page.evaluate("() => window.tableApp.state")
-        if state["stage"] != "hand":
-            return
-        hand = state["hand"]
-        legal = (hand["view"].get("legal_actions") or []) if hand and hand["status"] == "playing" and not hand["view"]["finished"] else []
-        kinds = {a["type"] for a in legal}
-        try:
-            if "hu" in kinds:
-                page.click(".action-bar .act-hu", timeout=2000)
-            elif "discard" in kinds:
-                card = [a for a in legal if a["type"] == "discard"][-1]["card"]
-                page.locator(f'.my-hand .card.playable[data-card="{card}"]').first.click(timeout=2000)
-                page.locator(".my-hand .card.selected").click(timeout=2000)
-            elif "pass" in kinds:
-                page.click(".action-bar .act-pass", timeout=2000)
-        except Exception:  # noqa: BLE001 - the view changed under the click: look again
-            pass
-        page.wait_for_timeout(120)
-    raise AssertionError("the hand did not end in time")
 
 
 def readies(server, tid: int, seat: int) -> int:

@@ -1,30 +1,24 @@
 """Browser test: three players open a table, choose piao, and play a hand to a WIN by clicking.
 
 A real Daphne (HTTP + WebSockets) runs in a subprocess against a throw-away SQLite file (pytest-django's
-live_server is WSGI only). The hand is dealt from a known seed (``WIN_SEED``, found offline by playing
-the same policy as ``step`` with the engine: 胡 when offered, else discard the last legal card, else
-过), so it ends with seat 0 winning. Phone viewport 390x844 (and 1280x800 once); screenshots land in
-test-output/table_*.png.
+live_server is WSGI only). The hand is dealt from a known seed (``WIN_SEED`` of tests/e2e/seeds.py, found
+offline by playing the same policy as ``step`` of tests/e2e/browser.py with the engine: 胡 when offered,
+else discard the last legal card, else 过), so it ends with seat 0 winning. Phone viewport 390x844 (and
+1280x800 once); screenshots land in test-output/table_*.png.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
-import re
 import time
-from pathlib import Path
 
 import pytest
 
+from tests.e2e.browser import OUT, PASSWORD, assert_chinese, sign_in, step
 from tests.e2e.e2e_server import serve
-from tests.e2e.seeds import club_script
+from tests.e2e.seeds import WIN_SEED, club_script
 
 os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-
-ROOT = Path(__file__).resolve().parents[2]
-OUT = ROOT / "test-output"
-PASSWORD = "Paohuzi-e2e-2024"
 
 pytestmark = pytest.mark.e2e
 
@@ -36,64 +30,11 @@ SEED = club_script(
 )
 
 
-# sha256("e2e-win-2270"): with the step() policy below, seat 0 wins by self-draw with two 名堂.
-WIN_SEED = hashlib.sha256(b"e2e-win-2270").hexdigest()
-LATIN_WORD = re.compile(r"[A-Za-z]{3,}")
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     db = tmp_path_factory.mktemp("e2e") / "table.sqlite3"
     with serve(db, SEED, E2E_TABLE_SEEDS=WIN_SEED) as (url, club_id, _shell):
         yield {"url": url, "club": int(club_id)}
-
-
-def sign_in(browser, base: str, username: str, *, size: tuple[int, int] = (390, 844), scale: int = 2,
-            locale: str = "zh-CN", password: str = PASSWORD, **options):
-    """A new browser context (a phone in portrait by default) signed in as ``username``: the one way
-    the browser tests sign in; ``options`` go to ``new_context``."""
-    context = browser.new_context(viewport={"width": size[0], "height": size[1]}, device_scale_factor=scale,
-                                  locale=locale, **options)
-    context.set_default_timeout(15000)
-    page = context.new_page()
-    page.goto(f"{base}/accounts/login/")
-    page.fill("#id_username", username)
-    page.fill("#id_password", password)
-    page.click("main form button[type=submit]")
-    page.wait_for_load_state()
-    return page
-
-
-def step(page) -> bool:
-    """Make one decision from what this page shows; False when it has none.
-
-    The policy is the one WIN_SEED was searched with: 胡 when offered, else discard the last legal
-    card, else 过, else the first legal action.
-    """
-    state = page.evaluate("() => window.tableApp.state")
-    if state and state["stage"] == "piao":
-        if page.locator("#piao:not([hidden]) .act-piao").count():
-            page.locator("#piao .act-piao").nth(state["me"] % len(state["piao_choices"])).click()
-            return True
-        return False
-    hand = state and state["hand"]
-    legal = (hand["view"].get("legal_actions") or []) if hand and hand["status"] == "playing" and not hand["view"]["finished"] else []
-    if not legal:
-        return False
-    kinds = {a["type"] for a in legal}
-    if "hu" in kinds:
-        page.click(".action-bar .act-hu")
-    elif "discard" in kinds:
-        card = [a for a in legal if a["type"] == "discard"][-1]["card"]
-        page.locator(f'.my-hand .card.playable[data-card="{card}"]').first.click()
-        page.locator(".my-hand .card.selected").click()
-    elif "pass" in kinds:
-        page.click(".action-bar .act-pass")
-    else:
-        page.click(f".action-bar .act-{legal[0]['type']}")
-        if page.locator("#chi-chooser:not([hidden]) .chi-option").count():
-            page.locator("#chi-chooser .chi-option").first.click()
-    return True
 
 
 def assert_fits(page) -> None:
@@ -104,10 +45,6 @@ def assert_fits(page) -> None:
         .map((el) => { const r = el.getBoundingClientRect(); return [r.left, r.right]; })""")
     for left, right in boxes:
         assert left >= -0.5 and right <= width + 0.5, (left, right, width)
-
-
-def assert_chinese(text: str) -> None:
-    assert not LATIN_WORD.findall(text), f"English on the zh-hans page: {LATIN_WORD.findall(text)}"
 
 
 def test_three_players_play_a_hand_to_a_win_by_clicking(server, browser):

@@ -21,7 +21,7 @@ os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
 
 from playwright.sync_api import TimeoutError as PlaywrightTimeout  # noqa: E402
 
-from tests.e2e.test_table_play import PASSWORD, sign_in, step  # noqa: E402
+from tests.e2e.browser import PASSWORD, open_practice, sign_in, socket_log, step  # noqa: E402
 
 pytestmark = pytest.mark.e2e
 
@@ -49,39 +49,12 @@ def open_page(browser, base: str, username: str, size: tuple[int, int]):
     return sign_in(browser, base, username, size=size, has_touch=False)
 
 
-def socket_log(page) -> list[tuple[str, str]]:
-    """The page's WebSocket frames as they come and go (the first 160 characters of each), its
-    opens and closes: what a failing wait on the socket reports."""
-    log: list[tuple[str, str]] = []
-
-    def watch(ws):
-        log.append(("open", ws.url))
-        ws.on("framesent", lambda payload: log.append(("sent", str(payload)[:160])))
-        ws.on("framereceived", lambda payload: log.append(("received", str(payload)[:160])))
-        ws.on("close", lambda _ws: log.append(("close", "")))
-
-    page.on("websocket", watch)
-    return log
-
-
 def shot(page, tmp_path: Path, name: str) -> Path:
     path = tmp_path / f"{name}.png"
     page.screenshot(path=str(path))
     SHOTS.mkdir(parents=True, exist_ok=True)
     shutil.copy(path, SHOTS / f"{name}.png")
     return path
-
-
-def open_practice(page, base: str, club: int, navigate: bool = True) -> str:
-    if navigate:
-        page.goto(f"{base}/clubs/{club}/")
-    page.check("input[name=practice]")
-    page.click("form.open-table button[type=submit]")
-    page.wait_for_url("**/tables/*/")
-    page.wait_for_selector("#waiting:not([hidden]) .act-ready")
-    page.click("#waiting .act-ready")
-    page.wait_for_function("() => window.tableApp.state && window.tableApp.state.stage !== 'seating'")
-    return page.url
 
 
 def legal(page) -> list[dict]:

@@ -24,9 +24,7 @@ from tests.e2e.seeds import TABLE_LOG, club_script
 
 os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
 
-from tests.e2e.test_table_offline import play_until_settle  # noqa: E402
-from tests.e2e.test_table_play import PASSWORD, sign_in  # noqa: E402
-from tests.e2e.test_table_screen import open_practice, socket_log  # noqa: E402
+from tests.e2e.browser import PASSWORD, open_practice, play_until_settle, sign_in, socket_log  # noqa: E402
 
 pytestmark = pytest.mark.e2e
 

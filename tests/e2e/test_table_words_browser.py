@@ -29,8 +29,7 @@ os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
 
 from playwright.sync_api import TimeoutError as PlaywrightTimeout  # noqa: E402
 
-from tests.e2e.test_table_play import PASSWORD, sign_in, step  # noqa: E402
-from tests.e2e.test_table_screen import open_practice  # noqa: E402
+from tests.e2e.browser import PASSWORD, open_practice, sign_in, step  # noqa: E402
 
 pytestmark = pytest.mark.e2e
 
@@ -297,7 +296,7 @@ def test_the_top_bar_fits_and_landscape_shows_the_card_and_next_hand(server, bro
         page.wait_for_timeout(150)
         assert_top_bar_fits(page, f"30_top_bar_{label}")
 
-    # Landscape: he plays (the policy of test_table_play's step) until a card is shown in the middle,
+    # Landscape: he plays (the policy of tests/e2e/browser.py's step) until a card is shown in the middle,
     # whole, then on to the hand's result.
     page.set_viewport_size({"width": LANDSCAPE[0], "height": LANDSCAPE[1]})
     shown = False
