@@ -254,6 +254,7 @@ def _start_urls(w) -> list[str]:
         reverse("audit:my_disputes"), reverse("audit:collusion", args=[club.pk]),
         reverse("audit:dispute_create", args=[draw.pk]),
         reverse("accounts:profile"), reverse("accounts:login"), reverse("accounts:signup"),
+        reverse("accounts:notices"), reverse("tables:phrase_log", args=[club.pk]),
     ]
 
 
