@@ -85,15 +85,15 @@ def open_table(page, server) -> int:
     return page.evaluate("() => window.tableApp.state.id")
 
 
-def play_hand(page) -> None:
-    """Start the next hand (准备 / 下一局) and play this seat until it ends: 胡 when offered, else the
-    last legal discard (two taps), else 过."""
+def play_hand(page, until=None) -> None:
+    """Start the next hand (准备 / 下一局) and play this seat until it ends (or, given ``until``, as
+    soon as ``until()`` is true): 胡 when offered, else the last legal discard (two taps), else 过."""
     page.click("#waiting:not([hidden]) .act-ready, #settlement:not([hidden]) .act-ready")
     page.wait_for_function("() => !['seating', 'settle'].includes(window.tableApp.state.stage)")
     deadline = time.time() + 150
     while time.time() < deadline:
         state = page.evaluate("() => window.tableApp.state")
-        if state["stage"] in ("settle", "over"):
+        if state["stage"] in ("settle", "over") or (until is not None and until()):
             return
         hand = state["hand"]
         legal = (hand["view"].get("legal_actions") or []) if hand and hand["status"] == "playing" else []
@@ -228,8 +228,7 @@ def test_an_english_page_has_the_switch_in_english_and_the_calls_stay_chinese(se
     assert page.locator("#sound-menu [role=menuitemradio]").all_text_contents() == ["Voice", "Tones", "Mute"]
     shot(page, "40_switch_menu_english")
     page.keyboard.press("Escape")
-    play_hand(page)
-    page.wait_for_timeout(600)
+    play_hand(page, until=lambda: len(spoken(page)) >= 8)  # a few calls are enough to hear the language
     said = spoken(page)
     assert said and {s["lang"] for s in said} == {"zh-CN"}
     assert all(s["text"] and not any(c.isascii() for c in s["text"]) for s in said), said
@@ -250,8 +249,7 @@ def test_no_chinese_voice_means_tones(server, browser, user, stub, synthesis):
     assert page.locator("#sound-menu .sound-note").is_visible()
     shot(page, f"30_no_chinese_voice_menu_{user}")
     page.keyboard.press("Escape")
-    play_hand(page)
-    page.wait_for_timeout(600)
+    play_hand(page, until=lambda: len(tones(page)) >= 5)
     assert spoken(page) == []
     assert len(tones(page)) >= 5
     close(page, user)
