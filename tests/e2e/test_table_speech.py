@@ -238,7 +238,7 @@ def test_an_english_page_has_the_switch_in_english_and_the_calls_stay_chinese(se
 @pytest.mark.parametrize(("user", "stub", "synthesis"), [
     ("sp_p2", stub_script(voices=(("English", "en-US"),)), "object"),  # speech, but no Chinese voice
     ("sp_p4", stub_script(speech=False), "undefined"),  # no speech synthesis at all
-])
+], ids=["english-voice-only", "no-speech-api"])
 def test_no_chinese_voice_means_tones(server, browser, user, stub, synthesis):
     page = sign_in(browser, server, user, stub)
     open_table(page, server)
