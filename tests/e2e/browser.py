@@ -127,22 +127,29 @@ def play_until_settle(page, seconds: float = 150) -> None:
         state = page.evaluate("() => window.tableApp.state")
         if state["stage"] != "hand":
             return
-        hand = state["hand"]
-        legal = (hand["view"].get("legal_actions") or []) if hand and hand["status"] == "playing" and not hand["view"]["finished"] else []
-        kinds = {a["type"] for a in legal}
-        try:
-            if "hu" in kinds:
-                page.click(".action-bar .act-hu", timeout=2000)
-            elif "discard" in kinds:
-                card = [a for a in legal if a["type"] == "discard"][-1]["card"]
-                page.locator(f'.my-hand .card.playable[data-card="{card}"]').first.click(timeout=2000)
-                page.locator(".my-hand .card.selected").click(timeout=2000)
-            elif "pass" in kinds:
-                page.click(".action-bar .act-pass", timeout=2000)
-        except Exception:  # noqa: BLE001 - the view changed under the click: look again
-            pass
+        take_my_turn(page, state["hand"])
         page.wait_for_timeout(120)
     raise AssertionError("the hand did not end in time")
+
+
+def take_my_turn(page, hand: dict | None, timeout: float = 2000) -> None:
+    """One tap for his seat from the hand's view, if it is his to act: 胡 when offered, else the
+    last legal discard (two taps), else 过; a view that changed under the click is looked at again
+    by the caller's next round."""
+    playing = hand and hand["status"] == "playing" and not hand["view"]["finished"]
+    legal = (hand["view"].get("legal_actions") or []) if playing else []
+    kinds = {a["type"] for a in legal}
+    try:
+        if "hu" in kinds:
+            page.click(".action-bar .act-hu", timeout=timeout)
+        elif "discard" in kinds:
+            card = [a for a in legal if a["type"] == "discard"][-1]["card"]
+            page.locator(f'.my-hand .card.playable[data-card="{card}"]').first.click(timeout=timeout)
+            page.locator(".my-hand .card.selected").click(timeout=timeout)
+        elif "pass" in kinds:
+            page.click(".action-bar .act-pass", timeout=timeout)
+    except Exception:  # noqa: BLE001 - the view changed under the click: look again
+        pass
 
 
 def open_practice(page, base: str, club: int, navigate: bool = True) -> str:

@@ -17,7 +17,7 @@ from tests.e2e.seeds import club_script
 
 os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
 
-from tests.e2e.browser import OUT, PASSWORD, assert_chinese, sign_in, step  # noqa: E402
+from tests.e2e.browser import OUT, PASSWORD, assert_chinese, open_practice, sign_in, step  # noqa: E402
 
 pytestmark = pytest.mark.e2e
 
@@ -70,13 +70,7 @@ def play_out(page) -> None:
 def test_replay_from_the_settlement_panel_and_a_share_code(server, browser):
     base, club = server["url"], server["club"]
     page = sign_in(browser, base, "r_player")
-    page.goto(f"{base}/clubs/{club}/")
-    page.check("input[name=practice]")
-    page.click("form.open-table button[type=submit]")
-    page.wait_for_url("**/tables/*/")
-    page.wait_for_selector("#waiting:not([hidden]) .act-ready")
-    page.click("#waiting .act-ready")
-    page.wait_for_function("() => window.tableApp.state && window.tableApp.state.stage !== 'seating'")
+    open_practice(page, base, club)
     play_out(page)
 
     # The settlement panel links to the replay and the 大局 summary to the table's hands.

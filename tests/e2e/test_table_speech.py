@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.e2e.browser import take_my_turn
 from tests.e2e.e2e_server import serve
 from tests.e2e.seeds import club_script
 from tests.e2e.table_sound import expected_calls, hands_of, spoken, stub_script, tones
@@ -95,20 +96,7 @@ def play_hand(page, until=None) -> None:
         state = page.evaluate("() => window.tableApp.state")
         if state["stage"] in ("settle", "over") or (until is not None and until()):
             return
-        hand = state["hand"]
-        legal = (hand["view"].get("legal_actions") or []) if hand and hand["status"] == "playing" else []
-        kinds = {a["type"] for a in legal}
-        try:
-            if "hu" in kinds:
-                page.click(".action-bar .act-hu", timeout=1500)
-            elif "discard" in kinds:
-                card = [a for a in legal if a["type"] == "discard"][-1]["card"]
-                page.locator(f'.my-hand .card.playable[data-card="{card}"]').first.click(timeout=1500)
-                page.locator(".my-hand .card.selected").click(timeout=1500)
-            elif "pass" in kinds:
-                page.click(".action-bar .act-pass", timeout=1500)
-        except Exception:  # noqa: BLE001 - the view changed under the click: look again
-            pass
+        take_my_turn(page, state["hand"], timeout=1500)
         page.wait_for_timeout(120)
     shot(page, "99_hand_did_not_end")
     raise AssertionError("the hand did not end in time")
