@@ -247,17 +247,21 @@ def test_slow_speech_drops_stale_calls_and_never_lags(server, browser):
     page = sign_in(browser, server, "sp_p3", stub_script(speak_ms=700))
     table_id = open_table(page, server)
     play_hand(page)
-    ended = page.evaluate("() => Date.now()")
-    page.wait_for_timeout(2500)
-    said = spoken(page)
+    at_end = len(spoken(page))
     want = [w for w, _ in expected_calls(last_hand(server, table_id))]
+    # Counts, not clocks (this machine is shared and noisy): wait for the hand's last call, then
+    # check that only the calls of the hand's last moment came after the hand ended. Queued in
+    # full at 0.7 s a call, the backlog would still be reading the hand's middle.
+    page.wait_for_function("(last) => { const s = window.__speech; return s.length && s[s.length - 1].text === last; }",
+                           arg=want[-1], timeout=15000)
+    said = spoken(page)
     texts = [s["text"] for s in said]
     # In order, some dropped (the bots play far faster than 0.7 s a call), none piled up in the
-    # browser's queue, and the hand's last call said at once, not after the backlog.
+    # browser's queue, and the hand's last call said, not skipped.
     rest = iter(want)
     assert all(any(w == x for w in rest) for x in texts), (texts, want)
     assert len(texts) < len(want), (texts, want)
     assert max(s["waiting"] for s in said) == 0
     assert texts[-1] == want[-1]
-    assert said[-1]["at"] - ended < 1500, (said[-1]["at"] - ended)
+    assert len(said) - at_end <= 4, texts[at_end:]
     close(page, "sp_p3")
