@@ -3,6 +3,11 @@
 ``serve(db, seed_script, **env)`` migrates, runs ``seed_script`` in ``manage.py shell`` (its last
 printed line is returned as ``seed``), starts Daphne on a free port and waits for it; it yields
 ``(url, seed, shell)`` where ``shell(script)`` runs more setup against the same database.
+
+The server's database is always its own SQLite file and its channel layer in memory, whatever the
+suite's ``DATABASE_URL`` and ``REDIS_URL`` say: a browser test run again on PostgreSQL + Redis
+repeats the same run. ``.ci/run`` runs the suite twice, so its PostgreSQL pass sets
+``E2E_SQLITE_SERVERS_RAN=1`` and these tests skip there, saying why (they ran in its SQLite pass).
 """
 
 from __future__ import annotations
@@ -14,6 +19,8 @@ import sys
 import time
 from contextlib import contextmanager
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 MANAGE = [sys.executable, str(ROOT / "manage.py")]
@@ -27,6 +34,9 @@ def free_port() -> int:
 
 @contextmanager
 def serve(db: Path, seed_script: str, **extra_env: str):
+    if os.environ.get("E2E_SQLITE_SERVERS_RAN"):
+        pytest.skip("this browser test's server runs on its own SQLite database whatever DATABASE_URL says: "
+                    "it ran in .ci/run's SQLite pass")
     env = {**os.environ, "DATABASE_URL": f"sqlite:///{db}", "DEBUG": "true", "REDIS_URL": "",
            "PYTHONPATH": f"{ROOT}:{ROOT / 'tests' / 'e2e'}", **extra_env}
     env.pop("DJANGO_SETTINGS_MODULE", None)
