@@ -219,7 +219,7 @@ def test_replay_from_the_settlement_panel_and_a_share_code(server, browser):
     stranger.fill("#replay-code-input", typed)
     stranger.screenshot(path=str(OUT / "replay_08_home_box.png"))
     stranger.click("#replay-code button[type=submit]")
-    stranger.wait_for_url(f"**/replays/s/{code}/")
+    stranger.wait_for_url(f"**/replays/s/{code}/", wait_until="commit")  # its content is waited for below
     stranger.wait_for_selector("#moves .move")
 
     # The table's hands (大局): the hand with its replay link, the session total.
