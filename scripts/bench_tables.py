@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import resource
+import secrets
 import shutil
 import signal
 import socket
@@ -96,8 +97,10 @@ def fresh_services(db: str, redis_db: str) -> dict:
     psql(f"DROP DATABASE IF EXISTS {db}", f"CREATE DATABASE {db}")
     subprocess.run(["redis-cli", "-h", "127.0.0.1", "-n", redis_db, "flushdb"], check=True,
                    stdout=subprocess.DEVNULL)
+    # Settings refuse to start without SECRET_KEY when DEBUG is off: the bench's own, unless given.
     return {**os.environ, "DATABASE_URL": f"postgres://postgres@127.0.0.1:5432/{db}",
-            "REDIS_URL": f"redis://127.0.0.1:6379/{redis_db}"}
+            "REDIS_URL": f"redis://127.0.0.1:6379/{redis_db}",
+            "SECRET_KEY": os.environ.get("SECRET_KEY") or secrets.token_urlsafe(50)}
 
 
 def stop_and_drop(servers: list[subprocess.Popen], db: str, redis_db: str) -> None:
