@@ -99,7 +99,8 @@ def record_of_export(doc: dict[str, Any]) -> dict[str, Any]:
     return {"rules": rules, "dealer": hand["dealer"], "seed": hand["seed"], "actions": actions}
 
 
-def _start(record: dict[str, Any]) -> Hand:
+def start(record: dict[str, Any]) -> Hand:
+    """The hand of a record (or of ``record_of_export``'s record) at its deal, before any action."""
     if isinstance(record.get("rules"), RuleSet):
         from ..shuffle import parse_seed
 
@@ -120,7 +121,7 @@ def review(
     record: dict[str, Any], seat: int | None = None, seed: object = "review", budget_ms: float = DEFAULT_BUDGET_MS
 ) -> dict[str, Any]:
     """The review object of ENGINE_CLI.md "review" (see the module docstring and the README)."""
-    hand = _start(record)
+    hand = start(record)
     players = hand.rs.players
     if seat is not None and not 0 <= seat < players:
         raise ValueError(f"seat must be 0-{players - 1}")
@@ -163,10 +164,14 @@ def review(
 
 def weigh(
     rules: RuleSet, view: dict[str, Any], legal: list[Action], chosen: Action, rng: random.Random,
-    budget_ms: float = DEFAULT_BUDGET_MS, index: int | None = None,
+    budget_ms: float = DEFAULT_BUDGET_MS, index: int | None = None, known: Known | None = None,
 ) -> dict[str, Any]:
-    """One decision: every candidate's ``ev``/``se`` from ``view`` alone, the best, the loss."""
-    known = Known(rules, view)
+    """One decision: every candidate's ``ev``/``se`` from ``view`` alone, the best, the loss.
+
+    ``known``: the worlds' sampler, ``Known(rules, view)`` when None (the 复盘 never passes one; the
+    fair-play analysis passes a sampler told more than the view, analysis/fairplay.py)."""
+    if known is None:
+        known = Known(rules, view)
     seat = known.seat
     n = len(legal)
     values: list[list[float]] = [[] for _ in range(n)]
@@ -246,4 +251,7 @@ def _play_out(world: Hand, seat: int, action: Action, seed: int) -> tuple[float,
     return float(result["settlement"]["deltas"].get(seat, 0)), steps
 
 
-__all__ = ["DEFAULT_BUDGET_MS", "MISTAKE_POINTS", "REVIEW_Z", "load", "record_of_export", "review", "weigh"]
+__all__ = [
+    "DEFAULT_BUDGET_MS", "MISTAKE_POINTS", "REVIEW_Z", "decision_legal", "load", "record_of_export", "review",
+    "start", "threshold", "weigh",
+]
