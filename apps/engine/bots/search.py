@@ -283,8 +283,9 @@ class Known:
             self.unseen[c] -= hand[c]
         for i, c in zip(self.hidden_wei[seat], wei, strict=True):
             self.unseen[c] -= len(self.groups[seat][i].cards)
-        if min(self.unseen) < 0:
-            raise ValueError("told cards the view has already seen")
+        # never below 0 (as ``unseen`` itself): during a 偎胡/提胡 option (a claim on the seat's own
+        # card, RULES.md §5.2.3) the card in question is counted both on the table and in its group
+        self.unseen = [max(0, n) for n in self.unseen]
         self.told[seat] = (list(hand), list(wei))
         self.sizes[seat] = 0
 
@@ -296,8 +297,7 @@ class Known:
             self.unseen[c] -= 1
         if self.bottom is not None:
             self.unseen[self.bottom] += 1  # already counted as seen
-        if min(self.unseen) < 0:
-            raise ValueError("told cards the view has already seen")
+        self.unseen = [max(0, n) for n in self.unseen]
         self.told_stock = list(stock)
 
     def sample(self, rng: random.Random) -> tuple[list[list[int]], list[list[int]], list[int]]:

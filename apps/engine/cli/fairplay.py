@@ -56,8 +56,9 @@ def run(
     cheat: str = "none", level: str = "normal", hands: int = 100, seed: object = 0, preset: str = "full",
     players: int | None = None, budget_ms: float = DEFAULT_BUDGET_MS, honest: bool = False,
 ) -> dict[str, Any]:
-    """The one JSON object of the ``fairplay`` command. ``honest``: also score the honest seats
-    (every seat not cheating, each against every hidden card) and give their pooled figures."""
+    """The one JSON object of the ``fairplay`` command. ``honest``: also score the seats that play
+    honestly (every seat but 0, and but 1 with ``partner``) in the same information mode (every
+    hidden card; with ``partner``, the next seat's hand) and give their pooled figures under ``honest``."""
     if cheat not in ("none", *CHEATS):
         raise ValueError(f"unknown cheat {cheat!r}")
     if level not in LEVELS:
@@ -81,12 +82,9 @@ def run(
         else:
             mine += fairplay(record, 0, "all", budget_ms=budget_ms)
         detect_cpu += time.process_time() - t
-        if honest:
-            first = 2 if pair else (0 if cheat == "none" else 1)
-            for s in range(first, rules.players):
-                if s == 0 and cheat == "none":
-                    continue  # already scored
-                others += fairplay(record, s, "all", budget_ms=budget_ms)
+        if honest:  # the honest seats, in the cheat's information mode (partner: the next seat's hand)
+            for s in range(2 if pair else 1, rules.players):
+                others += fairplay(record, s, [(s + 1) % rules.players] if pair else "all", budget_ms=budget_ms)
     see = [1] if pair else "all"
     out: dict[str, Any] = {
         "cheat": cheat, "level": level, "hands": hands, "seed": str(seed), "preset": rules.preset,
@@ -94,7 +92,7 @@ def run(
         **score(mine, see),
     }
     if honest:
-        honest_score = score(others, "all")
+        honest_score = score(others, see)
         out["honest"] = {k: honest_score[k] for k in ("telling", "matched", "rate", "score", "p", "flagged")}
     out["detector_cpu_s"] = round(detect_cpu, 2)
     out["cpu_s"] = round(time.process_time() - cpu0, 2)
