@@ -39,7 +39,7 @@ import random
 from typing import Any
 
 from ..actions import Action
-from ..bots.cheat import informed
+from ..bots.cheat import feeds, informed
 from ..play.observer import build_view
 from ..records.replay import parse_actions
 from .review import DEFAULT_BUDGET_MS, decision_legal, start, weigh
@@ -48,7 +48,7 @@ from .review import DEFAULT_BUDGET_MS, decision_legal, start, weigh
 # per information mode ("all": every hidden card; "partner": one other seat's hand). The highest rate
 # measured over honest bots of every level (easy, normal, hard) and the presets calibrated, rounded
 # up (README "Fair play": the measurement, its sample sizes and its limits).
-BASELINE = {"all": 0.30, "partner": 0.30}
+BASELINE = {("ev", "all"): 0.5, ("ev", "partner"): 0.5, ("feed", "all"): 0.5, ("feed", "partner"): 0.5}
 # Flag when the one-sided p-value is below ALPHA, on at least MIN_TELLING telling decisions.
 ALPHA = 0.001
 MIN_TELLING = 10
@@ -95,8 +95,18 @@ def _decision(hand, seat: int, action: Action, index: int, see, seed: object, bu
     own = weigh(hand.rs, view, legal, legal[0], _rng(seed, "own", index), budget_ms, index)
     own_best = Action.from_wire(own["best"])
     _, known = informed(hand, seat, see)
-    inf = weigh(hand.rs, view, legal, own_best, _rng(seed, "informed", index), budget_ms, index, known=known)
+    inf = weigh(hand.rs, view, legal, own_best, _rng(seed, "informed", index), budget_ms, index, known=known,
+                also=action)
     telling = inf["loss"] > 0  # the informed best differs from own_best and is told apart from it
+    feed: dict[str, Any] = {"feed_telling": False, "feed_matched": False}
+    if view["phase"] == "discard" and len(legal) > 1:
+        # what each discard hands the seats seen (the true world, see="all": every other seat)
+        _, truth = (None, known) if see == "all" else informed(hand, seat, "all")
+        to = None if see == "all" else list(see)
+        fed = {a: feeds(truth, legal, a, _rng(seed, "feed", index), to) for a in legal}
+        least = min(fed.values())
+        feed = {"feed_telling": fed[own_best] > least, "feed_matched": fed[own_best] > least and fed[action] == least,
+                "fed": fed[action], "own_best_fed": fed[own_best], "least_fed": least}
     return {
         "index": index,
         "seat": seat,
@@ -104,8 +114,12 @@ def _decision(hand, seat: int, action: Action, index: int, see, seed: object, bu
         "own_best": own["best"],
         "informed_best": inf["best"],
         "telling": telling,
-        "matched": bool(telling and inf["best"] == action.to_wire()),
+        # the action taken is the informed best, or cannot be told apart from it in the informed worlds
+        "matched": bool(telling and inf["also_loss"] == 0),
         "gain": inf["loss"],
+        "chosen_loss": inf["also_loss"],
+        "chosen_gain": inf["also_gain"],
+        **feed,
     }
 
 
@@ -122,23 +136,33 @@ def binomial_tail(m: int, n: int, p0: float) -> float:
     return min(1.0, math.exp(top) * sum(math.exp(t - top) for t in terms))
 
 
-def score(decisions: list[dict[str, Any]], see: str | list[int] = "all", baseline: float | None = None) -> dict[str, Any]:
-    """The signal over many decisions (of one seat, or of a pair): see the module docstring."""
-    p0 = baseline if baseline is not None else BASELINE["all" if see == "all" else "partner"]
-    telling = [d for d in decisions if d["telling"]]
-    n = len(telling)
-    m = sum(d["matched"] for d in telling)
+def _test(n: int, m: int, p0: float) -> dict[str, Any]:
     z = (m - n * p0) / math.sqrt(n * p0 * (1 - p0)) if n else 0.0
-    p = binomial_tail(m, n, p0)
+    return {"telling": n, "matched": m, "rate": round(m / n, 4) if n else None, "baseline": p0,
+            "score": round(z, 3), "p": float(f"{binomial_tail(m, n, p0):.4g}")}
+
+
+def score(
+    decisions: list[dict[str, Any]], see: str | list[int] = "all", baselines: dict[str, float] | None = None,
+) -> dict[str, Any]:
+    """The signal over many decisions (of one seat, or of a pair): see the module docstring."""
+    mode = "all" if see == "all" else "partner"
+    base = baselines or {part: BASELINE[(part, mode)] for part in ("ev", "feed")}
+    parts = {}
+    for part, telling_key, matched_key in (("ev", "telling", "matched"), ("feed", "feed_telling", "feed_matched")):
+        telling = [d for d in decisions if d[telling_key]]
+        parts[part] = _test(len(telling), sum(d[matched_key] for d in telling), base[part])
+    # the stronger of the two parts, its p-value doubled (Bonferroni: two tests looked at)
+    top = min(parts.values(), key=lambda t: (t["p"], -t["score"]))
+    p = min(1.0, 2 * top["p"])
     return {
-        "score": round(z, 3),
+        "score": top["score"],
         "p": float(f"{p:.4g}"),
-        "telling": n,
-        "matched": m,
-        "rate": round(m / n, 4) if n else None,
-        "baseline": p0,
+        "telling": parts["ev"]["telling"] + parts["feed"]["telling"],
         "decisions": len(decisions),
-        "flagged": bool(n >= MIN_TELLING and p < ALPHA),
+        "flagged": bool(p < ALPHA and top["telling"] >= MIN_TELLING),
+        "ev": parts["ev"],
+        "feed": parts["feed"],
     }
 
 

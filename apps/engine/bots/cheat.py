@@ -9,8 +9,9 @@ Never a practice or 托管 seat: ``bot_choose`` (choose.py) knows none of these.
 - ``cheat_choose(hand, seat, cheat, rng, …)``:
   ``omniscient``: the searching bot (level ``hard``) told the true world;
   ``omniscient-greedy``: the greedy bot that also never discards a card another seat could 碰, 吃 or
-  胡 on (it tries the discards in the greedy order and takes the first that feeds nobody, else the
-  greedy choice);
+  胡 on: of the discards in the greedy order (fewest partners first) it takes the first that feeds
+  nobody; when every discard feeds someone (often: in 2 players the next seat can 吃 most cards), the
+  first that feeds the least (a 吃 rather than a 碰, a 碰 rather than a 胡);
   ``partner``: the searching bot told its partner's hand (``partner``: that seat).
 
 The cheating searches count their budget in worlds (``CHEAT_BUDGET``), never a clock, so a
@@ -49,20 +50,25 @@ def informed(hand: Hand, seat: int, see: str | list[int]) -> tuple[dict[str, Any
     return view, known
 
 
-def feeds(known: Known, legal: list[Action], discard: Action, rng: random.Random) -> bool:
-    """Whether ``discard`` hands another seat a 碰, 吃 or 胡 in the world ``known`` samples (the true
-    one when it was told everything)."""
+# How much a discard feeds another seat: the best it may do with it.
+_FEED = {"chi": 1, "peng": 2, "hu": 3}
+
+
+def feeds(
+    known: Known, legal: list[Action], discard: Action, rng: random.Random, to: list[int] | None = None,
+) -> int:
+    """What ``discard`` hands another seat (of ``to``; None: any) in the world ``known`` samples (the
+    true one when it was told everything): 3 a 胡, 2 a 碰, 1 a 吃, 0 nothing."""
     world = known.world(known.sample(rng), legal)
     if world is None:
-        return False
+        return 0
+    seats = [s for s in range(known.players) if s != known.seat] if to is None else to
     events = world.apply(known.seat, discard)
-    if any(e.type in ("hu", "peng", "chi") and e.seat != known.seat for e in events):
-        return True
+    fed = max((_FEED.get(e.type, 0) for e in events if e.seat in seats), default=0)
     claim = world.claim
-    if world.phase != "claim" or claim is None:
-        return False
-    return any(a.type in ("hu", "peng", "chi")
-               for s, opts in claim.options.items() if s != known.seat for a in opts)
+    if world.phase == "claim" and claim is not None:
+        fed = max([fed, *(_FEED.get(a.type, 0) for s, opts in claim.options.items() if s in seats for a in opts)])
+    return fed
 
 
 def cheat_choose(
@@ -87,9 +93,9 @@ def cheat_choose(
     if len(discards) > 1:
         _, known = informed(hand, seat, "all")
         counts = hand.hands[seat]
-        for action in sorted(discards, key=lambda a: (partners(counts, a.card), a.card)):
-            if not feeds(known, legal, action, rng):
-                return action
+        ranked = sorted(discards, key=lambda a: (partners(counts, a.card), a.card))
+        fed = [feeds(known, legal, a, rng) for a in ranked]
+        return ranked[fed.index(min(fed))]
     return greedy(hand, seat, legal, rng)
 
 

@@ -93,7 +93,7 @@ def run(
     }
     if honest:
         honest_score = score(others, see)
-        out["honest"] = {k: honest_score[k] for k in ("telling", "matched", "rate", "score", "p", "flagged")}
+        out["honest"] = honest_score
     out["detector_cpu_s"] = round(detect_cpu, 2)
     out["cpu_s"] = round(time.process_time() - cpu0, 2)
     out["seconds"] = round(time.perf_counter() - wall0, 2)
