@@ -44,11 +44,12 @@ from ..play.observer import build_view
 from ..records.replay import parse_actions
 from .review import DEFAULT_BUDGET_MS, decision_legal, start, weigh
 
-# The honest rate: the share of telling decisions on which an honest seat takes the informed best,
-# per information mode ("all": every hidden card; "partner": one other seat's hand). The highest rate
-# measured over honest bots of every level (easy, normal, hard) and the presets calibrated, rounded
-# up (README "Fair play": the measurement, its sample sizes and its limits).
-BASELINE = {("ev", "all"): 0.5, ("ev", "partner"): 0.5, ("feed", "all"): 0.5, ("feed", "partner"): 0.5}
+# The honest rate ``p0`` per part ("ev": the informed best; "feed": the discard feeding the least) and
+# information mode ("all": every hidden card; "partner": one other seat's hand): at least the share of
+# telling decisions on which honest bots took the better-informed choice, over every level (easy,
+# normal, hard) and the presets measured (README "Fair play": pooled 0.35 "ev" and 0.31 "feed", the
+# highest of 24 samples 0.50 and 0.40; partner mode: 12 of 19 "ev", 25 of 86 "feed"), rounded up.
+BASELINE = {("ev", "all"): 0.5, ("feed", "all"): 0.5, ("ev", "partner"): 0.65, ("feed", "partner"): 0.5}
 # Flag when the one-sided p-value is below ALPHA, on at least MIN_TELLING telling decisions.
 ALPHA = 0.001
 MIN_TELLING = 10
@@ -139,7 +140,7 @@ def binomial_tail(m: int, n: int, p0: float) -> float:
 def _test(n: int, m: int, p0: float) -> dict[str, Any]:
     z = (m - n * p0) / math.sqrt(n * p0 * (1 - p0)) if n else 0.0
     return {"telling": n, "matched": m, "rate": round(m / n, 4) if n else None, "baseline": p0,
-            "score": round(z, 3), "p": float(f"{binomial_tail(m, n, p0):.4g}")}
+            "score": round(z, 3), "p": binomial_tail(m, n, p0)}
 
 
 def score(
@@ -155,6 +156,8 @@ def score(
     # the stronger of the two parts, its p-value doubled (Bonferroni: two tests looked at)
     top = min(parts.values(), key=lambda t: (t["p"], -t["score"]))
     p = min(1.0, 2 * top["p"])
+    for t in parts.values():
+        t["p"] = float(f"{t['p']:.4g}")
     return {
         "score": top["score"],
         "p": float(f"{p:.4g}"),
