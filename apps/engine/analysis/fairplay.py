@@ -17,17 +17,30 @@ the same nominal budget):
 A decision is **telling** when the informed best differs from ``own_best`` *and* beats it in the
 informed worlds by more than ``review.threshold(worlds)`` standard errors of the paired difference
 (``gain``: that mean, in points at base 1). It is **matched** when the action taken is the informed
-best. A seat that sees nothing it should not picks the informed best on a telling decision only by
-luck or skill the view allows; one that sees more picks it more often.
+best or cannot be told apart from it in the informed worlds (``chosen_loss`` 0). A seat that sees
+nothing it should not takes the informed side of a telling decision only by luck or by skill the view
+allows; one that sees more takes it more often.
 
-``score(decisions, see)``: over ``n`` telling decisions with ``m`` matched, the one-sided test of
-"matched at most at the honest rate ``p0``" (``BASELINE``: the highest rate measured for honest bots
-of every level, README "Fair play"): ``z = (m - n·p0) / sqrt(n·p0·(1-p0))`` and the exact binomial
-``p = P(X ≥ m)``, ``X ~ Bin(n, p0)``. ``flagged`` when ``p < ALPHA`` and ``n ≥ MIN_TELLING``. A
-score, never a verdict.
+A second, narrower part, **feeding** (the issue's "never feeds them"): at a discard, what each legal
+discard would hand the seats seen (the other seats, or the partner) in the true world — 3 a 胡, 2 a 碰,
+1 a 吃, 0 nothing (bots/cheat.py ``feeds``). The decision is ``feed_telling`` when ``own_best`` feeds
+more than the least-feeding discard, ``feed_matched`` when the discard taken feeds the least. The EV
+part misses a player who only ever avoids feeding (a 吃 or 碰 handed over costs little in the
+play-outs, so it is seldom telling there); this part sees him at once.
+
+``score(decisions, see)``: for each part, over ``n`` telling decisions with ``m`` matched, the
+one-sided test of "matched at most at the honest rate ``p0``" (``BASELINE``, per part and mode: at
+least the highest rate measured for honest bots of every level, README "Fair play"):
+``z = (m - n·p0) / sqrt(n·p0·(1-p0))`` and the exact binomial ``p = P(X ≥ m)``, ``X ~ Bin(n, p0)``.
+The result is the part with the smaller p, its p doubled (Bonferroni: two tests were looked at):
+``score`` its z, ``p``, ``telling`` both parts' telling decisions; ``flagged`` when ``p < ALPHA``
+(0.001) on at least ``MIN_TELLING`` telling decisions of that part. A score with a p-value, never a
+verdict: ``p`` assumes independent decisions, while decisions of one hand are not quite (the
+conservative ``p0`` is there for that too).
 
 Determinism: as the 复盘, a budget in nominal milliseconds and worlds drawn from
-``random.Random(sha256(f"{seed}:{own|informed}:{index}"))``.
+``random.Random(sha256(f"{seed}:{own|informed|feed}:{index}"))``: the same record, seat, mode and seed
+give the same decisions on any machine.
 """
 
 from __future__ import annotations
@@ -48,7 +61,7 @@ from .review import DEFAULT_BUDGET_MS, decision_legal, start, weigh
 # information mode ("all": every hidden card; "partner": one other seat's hand): at least the share of
 # telling decisions on which honest bots took the better-informed choice, over every level (easy,
 # normal, hard) and the presets measured (README "Fair play": pooled 0.35 "ev" and 0.31 "feed", the
-# highest of 24 samples 0.50 and 0.40; partner mode: 12 of 19 "ev", 25 of 86 "feed"), rounded up.
+# highest of 12 samples 0.50 and 0.40; partner mode: 12 of 19 "ev", 25 of 86 "feed"), rounded up.
 BASELINE = {("ev", "all"): 0.5, ("feed", "all"): 0.5, ("ev", "partner"): 0.65, ("feed", "partner"): 0.5}
 # Flag when the one-sided p-value is below ALPHA, on at least MIN_TELLING telling decisions.
 ALPHA = 0.001
