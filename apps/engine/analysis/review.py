@@ -99,7 +99,8 @@ def record_of_export(doc: dict[str, Any]) -> dict[str, Any]:
     return {"rules": rules, "dealer": hand["dealer"], "seed": hand["seed"], "actions": actions}
 
 
-def _start(record: dict[str, Any]) -> Hand:
+def start(record: dict[str, Any]) -> Hand:
+    """The hand of a record (or of ``record_of_export``'s record) at its deal, before any action."""
     if isinstance(record.get("rules"), RuleSet):
         from ..shuffle import parse_seed
 
@@ -120,7 +121,7 @@ def review(
     record: dict[str, Any], seat: int | None = None, seed: object = "review", budget_ms: float = DEFAULT_BUDGET_MS
 ) -> dict[str, Any]:
     """The review object of ENGINE_CLI.md "review" (see the module docstring and the README)."""
-    hand = _start(record)
+    hand = start(record)
     players = hand.rs.players
     if seat is not None and not 0 <= seat < players:
         raise ValueError(f"seat must be 0-{players - 1}")
@@ -163,14 +164,22 @@ def review(
 
 def weigh(
     rules: RuleSet, view: dict[str, Any], legal: list[Action], chosen: Action, rng: random.Random,
-    budget_ms: float = DEFAULT_BUDGET_MS, index: int | None = None,
+    budget_ms: float = DEFAULT_BUDGET_MS, index: int | None = None, known: Known | None = None,
+    also: Action | None = None,
 ) -> dict[str, Any]:
-    """One decision: every candidate's ``ev``/``se`` from ``view`` alone, the best, the loss."""
-    known = Known(rules, view)
+    """One decision: every candidate's ``ev``/``se`` from ``view`` alone, the best, the loss.
+
+    For the fair-play analysis (analysis/fairplay.py; the 复盘 passes neither): ``known``, the worlds'
+    sampler instead of ``Known(rules, view)`` (one told more than the view); ``also``, a second
+    candidate kept to the end of the racing like ``chosen``, whose told-apart loss to the best is
+    given as ``also_loss`` and its told-apart gain over ``chosen`` as ``also_gain`` (0 when not told apart)."""
+    if known is None:
+        known = Known(rules, view)
     seat = known.seat
     n = len(legal)
     values: list[list[float]] = [[] for _ in range(n)]
     c = legal.index(chosen)
+    kept = [c] if also is None else sorted({c, legal.index(also)})
     active = list(range(n))
     budget_us = budget_ms * 1000.0
     spent = 0.0
@@ -178,8 +187,8 @@ def weigh(
     while worlds < MAX_WORLDS and (worlds < MIN_WORLDS or spent < budget_us):
         if worlds == SCREEN_WORLDS and len(active) > FINALISTS + 1:
             means = [sum(v) / worlds for v in values]
-            others = sorted((i for i in range(n) if i != c), key=lambda i: (-means[i], i))[:FINALISTS]
-            active = sorted([c, *others])
+            others = sorted((i for i in range(n) if i not in kept), key=lambda i: (-means[i], i))[:FINALISTS]
+            active = sorted([*kept, *others])
         deal = known.sample(rng)
         play_seed = rng.getrandbits(64)
         for i in active:
@@ -199,6 +208,13 @@ def weigh(
     diff_mean, diff_se = _paired(values[best], values[c])
     told_apart = best != c and diff_mean > threshold(len(values[c])) * diff_se
     loss = diff_mean if told_apart else 0.0
+    extra = {}
+    if also is not None:
+        a = legal.index(also)
+        also_mean, also_se = _paired(values[best], values[a])
+        extra["also_loss"] = round(also_mean, 4) if best != a and also_mean > threshold(len(values[a])) * also_se else 0.0
+        gain_mean, gain_se = _paired(values[a], values[c])
+        extra["also_gain"] = round(gain_mean, 4) if a != c and gain_mean > threshold(len(values[c])) * gain_se else 0.0
     return {
         "index": index,
         "seat": seat,
@@ -212,6 +228,7 @@ def weigh(
         "loss_se": round(diff_se, 4) if best != c else 0.0,
         "mistake": bool(told_apart and loss > MISTAKE_POINTS),
         "worlds": worlds,
+        **extra,
     }
 
 
@@ -246,4 +263,7 @@ def _play_out(world: Hand, seat: int, action: Action, seed: int) -> tuple[float,
     return float(result["settlement"]["deltas"].get(seat, 0)), steps
 
 
-__all__ = ["DEFAULT_BUDGET_MS", "MISTAKE_POINTS", "REVIEW_Z", "load", "record_of_export", "review", "weigh"]
+__all__ = [
+    "DEFAULT_BUDGET_MS", "MISTAKE_POINTS", "REVIEW_Z", "decision_legal", "load", "record_of_export", "review",
+    "start", "threshold", "weigh",
+]

@@ -70,8 +70,13 @@ class Budget:
 DEFAULT_BUDGET = Budget()
 
 
-def search_choose(rules: RuleSet, view: dict[str, Any], rng: random.Random, budget: Budget = DEFAULT_BUDGET) -> Action:
-    """The action the search picks for ``view["viewer"]``; ValueError when it has nothing to decide."""
+def search_choose(
+    rules: RuleSet, view: dict[str, Any], rng: random.Random, budget: Budget = DEFAULT_BUDGET, known: Known | None = None,
+) -> Action:
+    """The action the search picks for ``view["viewer"]``; ValueError when it has nothing to decide.
+
+    ``known``: the sampler to draw worlds from instead of ``Known(rules, view)`` — only the fair-play
+    calibration's cheating bots pass one (a ``Known`` told other seats' cards, ``Known.tell``)."""
     # ``escape`` (RULES.md §8.6) is a player's choice to leave, never a bot's.
     legal = [a for a in (Action.from_wire(a) for a in view.get("legal_actions") or []) if a.type != "escape"]
     if not legal:
@@ -86,7 +91,8 @@ def search_choose(rules: RuleSet, view: dict[str, Any], rng: random.Random, budg
     collecting = gc.isenabled()
     gc.disable()
     try:
-        known = Known(rules, view)
+        if known is None:
+            known = Known(rules, view)
         candidates = _candidates(known, legal, rng)
         if len(candidates) == 1:
             return candidates[0]
@@ -191,7 +197,13 @@ def _cards(names: list | None) -> list[int | None]:
 
 
 class Known:
-    """What one seat's view tells: the parts of every world that are certain, and what is not."""
+    """What one seat's view tells: the parts of every world that are certain, and what is not.
+
+    ``tell(seat, hand, wei)`` and ``tell_stock(stock)`` add what the view does not hold (the fair-play
+    analysis and its calibration bots only, analysis/fairplay.py): another seat's concealed hand and
+    the kinds of its face-down 偎, or the stock in drawing order. A told seat's cards are no longer
+    sampled; with every other seat and the stock told, every sample is the true world.
+    """
 
     def __init__(self, rules: RuleSet, view: dict[str, Any]):
         self.rules = rules
@@ -257,6 +269,36 @@ class Known:
                 cap[c] = 1
             caps.append(cap)
         self.caps = caps
+        self.told: dict[int, tuple[list[int], list[int]]] = {}
+        self.told_stock: list[int] | None = None
+
+    def tell(self, seat: int, hand: list[int], wei: list[int]) -> None:
+        """Make ``seat``'s concealed hand (count vector) and its face-down 偎 kinds (in the order of
+        ``hidden_wei[seat]``) known: they leave the unseen pool and are never sampled."""
+        if seat == self.seat or seat in self.told:
+            raise ValueError(f"seat {seat} is the viewer or already told")
+        if len(wei) != len(self.hidden_wei[seat]):
+            raise ValueError("one kind per face-down 偎")
+        for c in range(KINDS):
+            self.unseen[c] -= hand[c]
+        for i, c in zip(self.hidden_wei[seat], wei, strict=True):
+            self.unseen[c] -= len(self.groups[seat][i].cards)
+        # never below 0 (as ``unseen`` itself): during a 偎胡/提胡 option (a claim on the seat's own
+        # card, RULES.md §5.2.3) the card in question is counted both on the table and in its group
+        self.unseen = [max(0, n) for n in self.unseen]
+        self.told[seat] = (list(hand), list(wei))
+        self.sizes[seat] = 0
+
+    def tell_stock(self, stock: list[int]) -> None:
+        """Make the stock known, the next card to draw first (its bottom card included)."""
+        if len(stock) != self.stock:
+            raise ValueError("the stock holds another number of cards")
+        for c in stock:
+            self.unseen[c] -= 1
+        if self.bottom is not None:
+            self.unseen[self.bottom] += 1  # already counted as seen
+        self.unseen = [max(0, n) for n in self.unseen]
+        self.told_stock = list(stock)
 
     def sample(self, rng: random.Random) -> tuple[list[list[int]], list[list[int]], list[int]]:
         """One deal of the unseen cards: (hand counts per seat, 偎 kinds per seat, stock order)."""
@@ -273,6 +315,9 @@ class Known:
         pool_counts = list(self.unseen)
         wei_kinds: list[list[int]] = []
         for s in range(self.players):
+            if s in self.told:
+                wei_kinds.append(list(self.told[s][1]))
+                continue
             kinds = []
             for _ in self.hidden_wei[s]:
                 choices = [c for c in range(KINDS) if pool_counts[c] >= 3 and c != self._no_wei()]
@@ -287,12 +332,17 @@ class Known:
         hands = []
         pos = 0
         for s in range(self.players):
+            if s in self.told:
+                hands.append(list(self.told[s][0]))
+                continue
             vec = [0] * KINDS
             for c in pool[pos : pos + self.sizes[s]]:
                 vec[c] += 1
             pos += self.sizes[s]
             hands.append(vec)
-        if self.bottom is not None:
+        if self.told_stock is not None:
+            stock = list(self.told_stock)
+        elif self.bottom is not None:
             stock = pool[pos : pos + self.stock - 1] + [self.bottom]
         else:
             stock = pool[pos : pos + self.stock]
@@ -305,7 +355,7 @@ class Known:
 
     def _allowed(self, hands: list[list[int]]) -> bool:
         for s in range(self.players):
-            if s == self.seat:
+            if s == self.seat or s in self.told:
                 continue
             vec, cap = hands[s], self.caps[s]
             for c in range(KINDS):

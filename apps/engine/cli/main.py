@@ -1,4 +1,4 @@
-"""The engine's command line (ENGINE_CLI.md): score, simulate, replay, review, verify, bench, duel.
+"""The engine's command line (ENGINE_CLI.md): score, simulate, replay, review, verify, bench, duel, fairplay.
 
 I/O lives here, outside the engine core: this module imports the engine, never the reverse.
 Exit codes: 0 ok, 1 a difference or a broken invariant, 2 malformed input or an illegal action.
@@ -143,6 +143,22 @@ def cmd_review(args: argparse.Namespace, out: TextIO) -> int:
         result = review(record, seat=args.seat, seed=args.seed, budget_ms=budget)
     except (OSError, ValueError, KeyError, TypeError) as exc:
         out.write(_dump({"error": "malformed", "message": str(exc)}) + "\n")
+        return 2
+    out.write(_dump(result) + "\n")
+    return 0
+
+
+def cmd_fairplay(args: argparse.Namespace, out: TextIO) -> int:
+    """The fair-play signal on bots we control (cli/fairplay.py): 0, or 2 on bad arguments."""
+    from .fairplay import run
+
+    try:
+        if args.budget_ms < 0:
+            raise ValueError("--budget-ms must be >= 0")
+        result = run(cheat=args.cheat, level=args.level, hands=args.hands, seed=args.seed, preset=args.preset,
+                     players=args.players, budget_ms=args.budget_ms, honest=args.honest)
+    except ValueError as exc:
+        out.write(_dump({"error": "bad_arguments", "message": str(exc)}) + "\n")
         return 2
     out.write(_dump(result) + "\n")
     return 0
@@ -303,6 +319,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--progress", type=int, default=0, metavar="N",
                    help="also write the figures so far to stderr every N deals")
     p.set_defaults(func=cmd_duel)
+
+    from ..analysis.review import DEFAULT_BUDGET_MS
+
+    p = sub.add_parser("fairplay", help="the fair-play signal of a cheating seat (or an honest one) over N hands")
+    p.add_argument("--cheat", default="none", choices=["none", "omniscient", "omniscient-greedy", "partner"])
+    p.add_argument("--level", default="normal", choices=["easy", "normal", "hard"])
+    p.add_argument("--hands", type=int, default=100)
+    p.add_argument("--seed", default="fairplay")
+    p.add_argument("--preset", default="full", choices=list(PRESETS))
+    p.add_argument("--players", type=int, default=None, choices=[2, 3, 4])
+    p.add_argument("--budget-ms", type=float, default=DEFAULT_BUDGET_MS, metavar="MS",
+                   help="the detector's nominal CPU milliseconds per evaluation (default: the 复盘's)")
+    p.add_argument("--honest", action="store_true",
+                   help="also score the honest seats (against every hidden card) and give their pooled figures")
+    p.set_defaults(func=cmd_fairplay)
     return parser
 
 
