@@ -3,6 +3,7 @@
     python scripts/review_ranking.py --preset full --players 3 --deals 100 [--budget-ms 80] [--seed rank43]
     python scripts/review_ranking.py ... --shard K/N > part_K.json   # deals i with i % N == K, then:
     python scripts/review_ranking.py --merge part_*.json
+    python scripts/review_ranking.py --one-seat ...   # one seat plays the level, the others normal
 
 Deal ``i`` is the seed ``sha256(f"{seed}:{i}")`` (as ``simulate``); it is played once by each level
 (``easy``, ``normal``, ``hard`` in every seat, the bots drawing from ``random.Random(seed_i)``, ``hard``
@@ -10,6 +11,12 @@ at the platform's default budget), and every decision of every seat of each hand
 ``--budget-ms``. A hand's figure is its mean loss per decision; the gaps easy − normal and
 normal − hard are paired by deal: ``mean ± 1.96 · sd / √deals``. Prints one JSON object (and, with
 ``--progress N``, the figures so far to stderr every N deals).
+
+``--one-seat``: the duplicate design of bridge and poker bot matches. In deal ``i`` only seat
+``i % players`` plays the level under test, every other seat plays ``normal``, each seat drawing
+from its own ``random.Random`` (so the others' draws do not shift with the tested seat's), and only
+the tested seat's decisions are reviewed: the three levels meet the same deal and the same
+opponents, and the review weighs the level's decisions alone (a third of the review's cost).
 """
 
 from __future__ import annotations
@@ -35,12 +42,20 @@ from apps.engine.rules import resolve_ruleset  # noqa: E402
 LEVELS = ("easy", "normal", "hard")
 
 
-def play(rules, seed: bytes, level: str) -> dict:
+def play(rules, seed: bytes, level: str, tested: int | None = None) -> dict:
+    """Deal ``seed`` played by ``level`` in every seat, or (``tested``) by ``level`` in that seat
+    and ``normal`` in the others, each seat with its own random draws."""
     hand = Hand(rules, dealer=seed[0] % rules.players, seed=seed)
-    rng = random.Random(seed)
+    if tested is None:
+        rng = random.Random(seed)
+        while not hand.finished:
+            seat = hand.to_act()[0]
+            hand.apply(seat, bot_choose(hand, seat, level, rng))
+        return record_of(hand)
+    rngs = [random.Random(seed + bytes([s])) for s in range(rules.players)]
     while not hand.finished:
         seat = hand.to_act()[0]
-        hand.apply(seat, bot_choose(hand, seat, level, rng))
+        hand.apply(seat, bot_choose(hand, seat, level if seat == tested else "normal", rngs[seat]))
     return record_of(hand)
 
 
@@ -55,7 +70,7 @@ def summary(args, per_level: dict[str, list[float]], counts: dict[str, int], cpu
     deals = len(per_level["easy"])
     out = {
         "preset": args.preset, "players": args.players, "deals": deals, "seed": args.seed,
-        "budget_ms": args.budget_ms,
+        "budget_ms": args.budget_ms, "one_seat": args.one_seat,
         "mean_loss": {lv: round(sum(v) / deals, 4) for lv, v in per_level.items()},
         "decisions": counts,
         "gaps": {
@@ -79,6 +94,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", default="rank43")
     p.add_argument("--budget-ms", type=float, default=DEFAULT_BUDGET_MS)
     p.add_argument("--progress", type=int, default=0, metavar="N")
+    p.add_argument("--one-seat", action="store_true", help="only seat i %% players plays the level (the others normal)")
     p.add_argument("--shard", default="0/1", metavar="K/N", help="only the deals i with i % N == K")
     p.add_argument("--merge", nargs="+", metavar="FILE", help="combine the outputs of the shards of one run")
     args = p.parse_args(argv)
@@ -87,6 +103,7 @@ def main(argv: list[str] | None = None) -> int:
         first = parts[0]
         for key in ("preset", "players", "seed", "budget_ms"):
             setattr(args, key, first[key])
+        args.one_seat = first.get("one_seat", False)
         merged = {lv: [x for part in parts for x in part["per_deal"][lv]] for lv in LEVELS}
         counts = {lv: sum(part["decisions"][lv] for part in parts) for lv in LEVELS}
         result = summary(args, merged, counts, [x for part in parts for x in part["cpu"]], time.perf_counter())
@@ -105,9 +122,10 @@ def main(argv: list[str] | None = None) -> int:
             continue
         seed = hand_seed(args.seed, i)
         for level in LEVELS:
-            record = play(rules, seed, level)
+            tested = i % args.players if args.one_seat else None
+            record = play(rules, seed, level, tested)
             c0 = time.process_time()
-            result = review(record, seed=f"{args.seed}:{i}", budget_ms=args.budget_ms)
+            result = review(record, seat=tested, seed=f"{args.seed}:{i}", budget_ms=args.budget_ms)
             cpu.append(time.process_time() - c0)
             losses = [d["loss"] for d in result["decisions"]]
             counts[level] += len(losses)

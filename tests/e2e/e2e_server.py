@@ -44,8 +44,10 @@ def serve(db: Path, seed_script: str, **extra_env: str):
         env.pop("E2E_TABLE_SEEDS", None)
 
     def shell(script: str) -> str:
-        out = subprocess.run([*MANAGE, "shell", "-c", script], cwd=ROOT, env=env, check=True,
-                             capture_output=True, text=True).stdout.strip().splitlines()
+        done = subprocess.run([*MANAGE, "shell", "-c", script], cwd=ROOT, env=env, capture_output=True, text=True)
+        if done.returncode:  # the script's own traceback, not only its exit status
+            raise AssertionError(f"manage.py shell exited {done.returncode}:\n{script}\n{done.stderr[-4000:]}")
+        out = done.stdout.strip().splitlines()
         return out[-1] if out else ""
 
     subprocess.run([*MANAGE, "migrate", "-v0"], cwd=ROOT, env=env, check=True)

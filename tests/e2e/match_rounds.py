@@ -98,17 +98,25 @@ def ready_all(table_id: int, *, skip: tuple[str, ...] = ()) -> str:
 
 
 def finish_table(table_id: int) -> str:
-    """Piao, hands and readies for every seat until the table's session is over."""
-    for _ in range(20):
+    """Piao, hands and readies for every seat until the table's session is over. The server's own
+    timers (飘 after arrival, the next hand's countdown) may act between reading the stage and a
+    step: a step the table refuses for that (``bad_stage``, ``piao_chosen``) is read again."""
+    from apps.tables.transaction.context import TableError
+
+    for _ in range(40):
         stage = table_stage(table_id)
         if stage == "over":
             return stage
-        if stage == "piao":
-            choose_piao(table_id)
-        elif stage == "settle":
-            ready_all(table_id)
-        elif stage == "hand":
-            play_hand(table_id)
+        try:
+            if stage == "piao":
+                choose_piao(table_id)
+            elif stage == "settle":
+                ready_all(table_id)
+            elif stage == "hand":
+                play_hand(table_id)
+        except TableError as e:
+            if e.code not in ("bad_stage", "piao_chosen"):
+                raise
     raise AssertionError(f"table {table_id} did not finish")
 
 
