@@ -170,3 +170,23 @@ def test_parallel_requests_store_one_result_and_enqueue_once(make_user, monkeypa
     assert errors == []
     assert len(made) == 2 and len(set(made)) == 1 and FairPlayResult.objects.count() == 1
     assert enqueued == made[:1]
+
+
+def test_the_sweep_asks_for_players_with_enough_new_hands(world, enqueued, settings):
+    from apps.replays.audit.services import record_hand
+
+    record_hand(hand_id=world.hand.pk)
+    today = timezone.localdate()
+    settings.FAIRPLAY_SWEEP_MIN_HANDS = 2
+    assert fairplay.sweep_candidates(today=today) == []  # one hand each: not enough
+    settings.FAIRPLAY_SWEEP_MIN_HANDS = 1
+    settings.FAIRPLAY_SWEEP_MAX_PLAYERS = 2
+    players = sorted(p.pk for p in world.players)
+    assert fairplay.fairplay_sweep(today=today) == 2
+    rows = list(FairPlayResult.objects.order_by("user_id"))
+    assert [r.user_id for r in rows] == players[:2] and len(enqueued) == 2
+    assert all((r.since, r.until, r.requested_by_id) == (today - timedelta(days=29), today, None) for r in rows)
+    # The next night: those two have nothing new since their result; the third is asked for.
+    assert fairplay.sweep_candidates(today=today) == [(world.club.pk, players[2], 1)]
+    assert fairplay.fairplay_sweep(today=today) == 1 and FairPlayResult.objects.count() == 3
+    assert fairplay.fairplay_sweep(today=today) == 0
