@@ -10,14 +10,17 @@ from datetime import timedelta
 
 import pytest
 from django.db import connection
+from django.urls import reverse
 from django.utils import timezone
 
+from apps.clubs.models import AuditLog
 from apps.engine.analysis.fairplay import fairplay as engine_fairplay
 from apps.engine.analysis.fairplay import score as engine_score
 from apps.replays.audit import fairplay, tasks
 from apps.replays.audit.fairplay import FairPlayError, fairplay_compute, fairplay_request
 from apps.replays.audit.models import FairPlayResult, FairPlayStatus
 from apps.replays.export import hand_record
+from tests.replays.roles import user_of
 
 
 @pytest.fixture(autouse=True)
@@ -190,3 +193,113 @@ def test_the_sweep_asks_for_players_with_enough_new_hands(world, enqueued, setti
     assert fairplay.sweep_candidates(today=today) == [(world.club.pk, players[2], 1)]
     assert fairplay.fairplay_sweep(today=today) == 1 and FairPlayResult.objects.count() == 3
     assert fairplay.fairplay_sweep(today=today) == 0
+
+
+# --- pages -------------------------------------------------------------------------------------
+
+
+def _done(world, user, enqueued_ids=None):
+    row = ask(world, user)
+    assert fairplay_compute(result_id=row.pk) == "done"
+    row.refresh_from_db()
+    return row
+
+
+def page(client, world, row):
+    return client.get(reverse("audit:fairplay", args=[world.club.pk, row.pk]))
+
+
+@pytest.mark.parametrize("role", ["owner", "admin", "staff"])
+def test_managers_and_staff_open_the_page_and_it_is_audit_logged(world, client, role, enqueued):
+    row = _done(world, world.players[1])
+    viewer = user_of(world, role)
+    client.force_login(viewer)
+    response = page(client, world, row)
+    assert response.status_code == 200
+    body = response.content.decode()
+    assert "信息优势" in body and "这是供参考的统计证据，不是作弊的证明" in body
+    assert "偶然出现的概率" in body and 'data-testid="fp-score"' in body
+    log = AuditLog.objects.filter(action="audit.fairplay_view").get()
+    assert (log.club_id, log.actor_id, log.target_user_id, log.detail["result"]) == (
+        world.club.pk, viewer.pk, world.players[1].pk, row.pk)
+    for top in row.result["top_hands"]:  # each telling decision links to the replay at that move, that seat
+        for d in top["decisions"]:
+            assert f'{reverse("replays:hand", args=[top["hand"]])}?seat={top["seat"]}#{d["index"]}' in body
+    state = client.get(reverse("audit:fairplay_state", args=[world.club.pk, row.pk]))
+    assert state.json() == {"status": "done"}
+    assert AuditLog.objects.filter(action="audit.fairplay_view").count() == 1  # the poll is not logged
+
+
+@pytest.mark.parametrize(("role", "status"), [("member", 403), ("p1", 403), ("other_admin", 404),
+                                              ("other_member", 404), ("outsider", 404)])
+def test_others_never_see_it(world, client, role, status, enqueued):
+    row = _done(world, world.players[1])
+    client.force_login(user_of(world, role))
+    assert page(client, world, row).status_code == status
+    assert client.get(reverse("audit:fairplay_state", args=[world.club.pk, row.pk])).status_code == status
+    since, until = period()
+    asked = client.post(reverse("audit:fairplay_ask", args=[world.club.pk]),
+                        {"user": world.players[0].pk, "since": since, "until": until})
+    assert asked.status_code == status
+    assert FairPlayResult.objects.count() == 1 and not AuditLog.objects.filter(action__startswith="audit.fairplay")
+
+
+def test_another_clubs_result_is_404_to_this_clubs_admin(world, client, enqueued):
+    from apps.clubs.models import Club
+
+    row = _done(world, world.players[1])
+    other = Club.objects.exclude(pk=world.club.pk).get()
+    client.force_login(world.other_admin)
+    assert client.get(reverse("audit:fairplay", args=[other.pk, row.pk])).status_code == 404
+
+
+def test_an_admin_asks_from_the_report_and_is_sent_to_the_waiting_page(world, client, enqueued):
+    client.force_login(world.admin)
+    since, until = period()
+    response = client.post(reverse("audit:fairplay_ask", args=[world.club.pk]),
+                           {"user": world.players[2].pk, "since": since, "until": until})
+    row = FairPlayResult.objects.get()
+    assert response.status_code == 302 and response["Location"] == reverse("audit:fairplay",
+                                                                          args=[world.club.pk, row.pk])
+    assert (row.user_id, row.partner_id, row.requested_by_id) == (world.players[2].pk, None, world.admin.pk)
+    assert enqueued == [row.pk] and AuditLog.objects.filter(action="audit.fairplay_request").count() == 1
+    body = client.get(response["Location"]).content.decode()
+    assert 'data-testid="working"' in body and "js/audit/fairplay.js" in body
+    # asking again: the same row, nothing enqueued
+    client.post(reverse("audit:fairplay_ask", args=[world.club.pk]),
+                {"user": world.players[2].pk, "since": since, "until": until})
+    assert FairPlayResult.objects.count() == 1 and enqueued == [row.pk]
+    # a pair
+    client.post(reverse("audit:fairplay_ask", args=[world.club.pk]),
+                {"user": world.players[2].pk, "partner": world.players[0].pk, "since": since, "until": until})
+    pair = FairPlayResult.objects.exclude(pk=row.pk).get()
+    assert (pair.user_id, pair.partner_id) == (world.players[0].pk, world.players[2].pk)
+    # an outsider is not a choice
+    bad = client.post(reverse("audit:fairplay_ask", args=[world.club.pk]),
+                      {"user": world.outsider.pk, "since": since, "until": until})
+    assert bad.status_code == 302 and FairPlayResult.objects.count() == 2
+
+
+def test_the_collusion_report_shows_the_latest_score_of_each_player(world, client, enqueued):
+    from apps.replays.audit.services import record_hand
+
+    record_hand(hand_id=world.hand.pk)
+    row = _done(world, world.players[1])
+    client.force_login(world.owner)
+    body = client.get(reverse("audit:collusion", args=[world.club.pk])).content.decode()
+    assert "信息优势" in body and 'data-testid="fairplay-ask"' in body
+    assert reverse("audit:fairplay", args=[world.club.pk, row.pk]) in body
+    assert body.count('data-testid="fp-cell"') >= 1
+
+
+def test_p_in_words():
+    from django.utils import translation
+
+    from apps.replays.audit.templatetags.audit_words import action_words, p_words
+
+    with translation.override("zh-hans"):
+        assert p_words(0.0005) == "偶然出现的概率约为 1/2000"
+        assert p_words(0.5) == "偶然出现的概率约为 50%"
+        assert p_words(1e-9) == "偶然出现的概率不到百万分之一"
+        assert action_words({"type": "discard", "card": "s8"}).endswith(" 八")
+        assert action_words({"type": "chi", "groups": [["b1", "b2", "b3"]]}).endswith(" 壹贰叁")
