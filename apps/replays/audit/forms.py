@@ -69,8 +69,9 @@ class FairPlayAskForm(forms.Form):
     user = forms.TypedChoiceField(label=_("Player"), coerce=int)
     partner = forms.TypedChoiceField(label=_("With partner (optional)"), coerce=int, required=False,
                                      empty_value=None)
-    since = forms.DateField(label=_("From"), widget=forms.DateInput(attrs={"type": "date"}))
-    until = forms.DateField(label=_("To"), widget=forms.DateInput(attrs={"type": "date"}))
+    # ISO values: a browser's date input shows nothing for the localized "2026年12月7日"
+    since = forms.DateField(label=_("From"), widget=forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"))
+    until = forms.DateField(label=_("To"), widget=forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"))
 
     def __init__(self, *args, players=(), **kwargs):
         super().__init__(*args, **kwargs)

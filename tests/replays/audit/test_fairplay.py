@@ -288,6 +288,7 @@ def test_the_collusion_report_shows_the_latest_score_of_each_player(world, clien
     client.force_login(world.owner)
     body = client.get(reverse("audit:collusion", args=[world.club.pk])).content.decode()
     assert "信息优势" in body and 'data-testid="fairplay-ask"' in body
+    assert f'name="until" value="{timezone.localdate().isoformat()}"' in body  # ISO: a date input shows it
     assert reverse("audit:fairplay", args=[world.club.pk, row.pk]) in body
     assert body.count('data-testid="fp-cell"') >= 1
 
