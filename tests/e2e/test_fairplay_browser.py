@@ -42,7 +42,7 @@ def server(tmp_path_factory):
         hands = [int(shell("from tests.e2e.seeds import seed_played_hand\n"
                            f"print(seed_played_hand(club_id={int(club_id)}, usernames=['fp_player', 'fp_other'], "
                            f"template={ROOM!r}, label={label!r}))")) for label in LABELS]
-        yield {"url": url, "club": int(club_id), "hands": hands}
+        yield {"url": url, "club": int(club_id), "hands": hands, "shell": shell}
 
 
 def test_an_admin_asks_for_a_players_score_and_follows_a_hand_to_its_review(server, browser):
@@ -93,3 +93,34 @@ def test_an_admin_asks_for_a_players_score_and_follows_a_hand_to_its_review(serv
         assert page.eval_on_selector("#bottom-seat", "el => el.value") == str(seat)
         page.screenshot(path=str(SHOTS / f"replay_{name}.png"), full_page=False)
         page.context.close()
+
+
+# A request waiting for the review worker (made without running the task), then computed by a
+# separate process while the page is open: the page's poll (static/js/audit/fairplay.js) reloads it.
+WAITING = """
+from datetime import date
+from apps.accounts.models import User
+from apps.replays.audit.models import FairPlayResult
+user = User.objects.get(username="fp_other")
+row = FairPlayResult.objects.create(club_id=__CLUB__, user=user, since=date(2020, 1, 1), until=date(2100, 1, 1),
+                                    seed="fairplay:__CLUB__", budget_ms=5, max_hands=100)
+print(row.pk)
+"""
+
+
+def test_the_page_waits_for_the_worker_and_shows_the_result_when_done(server, browser):
+    base, club, shell = server["url"], server["club"], server["shell"]
+    result = int(shell(WAITING.replace("__CLUB__", str(club))))
+    page = sign_in(browser, base, "fp_admin", size=(390, 844))
+    page.goto(f"{base}/audit/clubs/{club}/fairplay/{result}/")
+    working = page.inner_text("[data-testid=working]")
+    assert "完成后本页会自动刷新" in working, working
+    assert_chinese(page.inner_text("main"))
+    page.screenshot(path=str(SHOTS / "fairplay_phone_waiting.png"), full_page=True)
+    assert shell("from apps.replays.audit.fairplay import fairplay_compute\n"
+                 f"print(fairplay_compute(result_id={result}))") == "done"
+    page.wait_for_selector("#fairplay[data-status=done]", timeout=20000)
+    main = page.inner_text("main")
+    assert "这是供参考的统计证据，不是作弊的证明" in main and "小李" in main
+    assert_no_overflow(page)
+    page.context.close()
