@@ -304,3 +304,28 @@ def test_p_in_words():
         assert p_words(1e-9) == "偶然出现的概率不到百万分之一"
         assert action_words({"type": "discard", "card": "s8"}).endswith(" 八")
         assert action_words({"type": "chi", "groups": [["b1", "b2", "b3"]]}).endswith(" 壹贰叁")
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.skipif(connection.vendor != "postgresql",
+                    reason="PostgreSQL only: writers inserting at the same moment (SQLite's test database takes one)")
+def test_many_parallel_requests_on_postgresql_store_one_result(make_user, monkeypatch, request, enqueued):
+    from tests.replays.helpers import build_world, deterministic_seeds
+
+    deterministic_seeds(monkeypatch, request.node.nodeid)
+    world = build_world(make_user)
+    made, errors = _race(world, monkeypatch, 3, one_writer_at_a_time=False)
+    assert errors == []
+    assert len(made) == 3 and len(set(made)) == 1 and FairPlayResult.objects.count() == 1
+    assert enqueued == made[:1]
+
+
+def test_the_job_runs_on_the_review_queue_and_the_sweep_nightly(settings):
+    from config.celery import app
+
+    for name in ("apps.replays.audit.tasks.compute_fairplay", "apps.replays.review.tasks.compute_review"):
+        assert app.amqp.router.route({}, name)["queue"].name == settings.REVIEW_QUEUE
+    assert app.amqp.router.route({}, "apps.replays.audit.tasks.sweep_fairplay")["queue"].name != settings.REVIEW_QUEUE
+    entry = settings.CELERY_BEAT_SCHEDULE["audit-sweep-fairplay"]
+    assert entry == {"task": "apps.replays.audit.tasks.sweep_fairplay", "schedule": 86400.0}
+    assert entry["task"] in app.tasks
