@@ -408,3 +408,9 @@ def club_players(*, club) -> list[tuple[int, str]]:
 
     members = Membership.objects.filter(club=club).select_related("user").order_by("user__username")
     return [(m.user_id, m.user.name) for m in members]
+
+
+def fairplay_history(*, row: FairPlayResult, limit: int = 10) -> list[FairPlayResult]:
+    """The subject's other 信息优势 results in the club (latest first): the page's history."""
+    return list(FairPlayResult.objects.filter(club_id=row.club_id, user_id=row.user_id, partner_id=row.partner_id)
+                .exclude(pk=row.pk).order_by("-created_at", "-pk")[:limit])

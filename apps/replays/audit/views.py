@@ -150,6 +150,7 @@ def fairplay_page(request: HttpRequest, club_id: int, result_id: int) -> HttpRes
              "same": d["own_best"] == d["informed_best"]} for d in top["decisions"]]})
     return render(request, "replays/audit/fairplay.html", {
         "club": club, "membership": membership, "row": row, "hands": hands,
+        "history": selectors.fairplay_history(row=row),
         "summary": (row.result or {}).get("summary"), "working": row.status in (FairPlayStatus.PENDING,
                                                                                 FairPlayStatus.RUNNING),
     })

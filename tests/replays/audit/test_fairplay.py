@@ -329,3 +329,16 @@ def test_the_job_runs_on_the_review_queue_and_the_sweep_nightly(settings):
     entry = settings.CELERY_BEAT_SCHEDULE["audit-sweep-fairplay"]
     assert entry == {"task": "apps.replays.audit.tasks.sweep_fairplay", "schedule": 86400.0}
     assert entry["task"] in app.tasks
+
+
+def test_the_page_lists_the_subjects_other_results(world, client, enqueued):
+    row = _done(world, world.players[0])
+    today = timezone.localdate()
+    older = fairplay_request(club=world.club, user_id=world.players[0].pk, since=today - timedelta(days=60),
+                             until=today - timedelta(days=31), by=world.owner)
+    other = ask(world, world.players[1])  # another player's: not listed
+    client.force_login(world.admin)
+    body = page(client, world, row).content.decode()
+    assert 'data-testid="fp-history"' in body and "其他结果" in body and "等待中" in body
+    assert reverse("audit:fairplay", args=[world.club.pk, older.pk]) in body
+    assert reverse("audit:fairplay", args=[world.club.pk, other.pk]) not in body
