@@ -124,3 +124,17 @@ def test_the_page_waits_for_the_worker_and_shows_the_result_when_done(server, br
     assert "这是供参考的统计证据，不是作弊的证明" in main and "小李" in main
     assert_no_overflow(page)
     page.context.close()
+
+
+def test_the_pair_page_offers_the_pairs_score(server, browser):
+    base, club = server["url"], server["club"]
+    for name, size in VIEWPORTS:
+        page = sign_in(browser, base, "fp_admin", size=size)
+        page.goto(f"{base}/audit/clubs/{club}/collusion/")
+        page.locator("tr.pair").first.locator("td.head a").first.click()
+        box = page.locator("[data-testid=pair-fairplay]")
+        assert "按搭档计算" in box.inner_text()
+        assert_chinese(page.inner_text("main"))
+        assert_no_overflow(page)
+        page.screenshot(path=str(SHOTS / f"pair_{name}.png"), full_page=True)
+        page.context.close()

@@ -414,3 +414,9 @@ def fairplay_history(*, row: FairPlayResult, limit: int = 10) -> list[FairPlayRe
     """The subject's other 信息优势 results in the club (latest first): the page's history."""
     return list(FairPlayResult.objects.filter(club_id=row.club_id, user_id=row.user_id, partner_id=row.partner_id)
                 .exclude(pk=row.pk).order_by("-created_at", "-pk")[:limit])
+
+
+def latest_pair_fairplay(*, club, a: int, b: int) -> FairPlayResult | None:
+    """The pair's latest 信息优势 result (any status), a < b."""
+    return (FairPlayResult.objects.filter(club=club, user_id=min(a, b), partner_id=max(a, b))
+            .order_by("-created_at", "-pk").first())

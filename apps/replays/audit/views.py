@@ -218,6 +218,7 @@ def collusion_pair(request: HttpRequest, club_id: int, user_a: int, user_b: int)
     return render(request, "replays/audit/pair.html", {
         "club": club, "membership": membership, "row": row, "hands": hands, "page": page, "form": form,
         "query": _period_query(request, form),
+        "pair_form": _fairplay_form(club, since, until), "pair_fairplay": selectors.latest_pair_fairplay(club=club, a=a, b=b),
     })
 
 

@@ -342,3 +342,22 @@ def test_the_page_lists_the_subjects_other_results(world, client, enqueued):
     assert 'data-testid="fp-history"' in body and "其他结果" in body and "等待中" in body
     assert reverse("audit:fairplay", args=[world.club.pk, older.pk]) in body
     assert reverse("audit:fairplay", args=[world.club.pk, other.pk]) not in body
+
+
+def test_the_pair_page_asks_for_the_pairs_score(world, client, enqueued):
+    from apps.replays.audit.services import record_hand
+
+    record_hand(hand_id=world.hand.pk)
+    p0, p2 = sorted([world.players[0], world.players[2]], key=lambda u: u.pk)
+    url = reverse("audit:collusion_pair", args=[world.club.pk, p0.pk, p2.pk])
+    client.force_login(world.owner)
+    body = client.get(url).content.decode()
+    assert 'data-testid="pair-fairplay"' in body and "按搭档计算" in body
+    assert f'name="user" value="{p0.pk}"' in body and f'name="partner" value="{p2.pk}"' in body
+    since, until = period()
+    client.post(reverse("audit:fairplay_ask", args=[world.club.pk]),
+                {"user": p0.pk, "partner": p2.pk, "since": since, "until": until})
+    row = FairPlayResult.objects.get()
+    assert (row.user_id, row.partner_id) == (p0.pk, p2.pk)
+    body = client.get(url).content.decode()
+    assert reverse("audit:fairplay", args=[world.club.pk, row.pk]) in body and "等待中" in body
