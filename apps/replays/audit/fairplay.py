@@ -20,7 +20,7 @@ from __future__ import annotations
 import logging
 from collections import defaultdict
 from dataclasses import dataclass
-from datetime import date, timedelta
+from datetime import date, datetime, time, timedelta
 from typing import Any
 
 from django.conf import settings
@@ -106,8 +106,10 @@ def _seat_of(hand: Hand, user_id: int) -> int | None:
 def subject_hands(row: FairPlayResult) -> list[tuple[Hand, dict[int, int]]]:
     """The subject's finished hands of the period in the club, most recent first (at most
     ``row.max_hands``), each with the seats to weigh: {seat: its user}."""
+    start = timezone.make_aware(datetime.combine(row.since, time.min))  # local midnights: the index's range
+    end = timezone.make_aware(datetime.combine(row.until + timedelta(days=1), time.min))
     hands = (Hand.objects.filter(table__club_id=row.club_id, table__practice=False, status=HandStatus.FINISHED,
-                                 finished_at__date__gte=row.since, finished_at__date__lte=row.until)
+                                 finished_at__gte=start, finished_at__lt=end)
              .exclude(seed="").select_related("table").order_by("-finished_at", "-pk"))
     subject = [row.user_id] + ([row.partner_id] if row.partner_id else [])
     out = []

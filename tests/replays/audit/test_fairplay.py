@@ -361,3 +361,18 @@ def test_the_pair_page_asks_for_the_pairs_score(world, client, enqueued):
     assert (row.user_id, row.partner_id) == (p0.pk, p2.pk)
     body = client.get(url).content.decode()
     assert reverse("audit:fairplay", args=[world.club.pk, row.pk]) in body and "等待中" in body
+
+
+def test_only_the_periods_hands_count(world, client, enqueued):
+    today = timezone.localdate()
+    before = fairplay_request(club=world.club, user_id=world.players[0].pk, since=today - timedelta(days=9),
+                              until=today - timedelta(days=1))
+    assert fairplay.subject_hands(before) == []
+    assert fairplay_compute(result_id=before.pk) == "done"
+    before.refresh_from_db()
+    assert (before.hands, before.decisions, before.telling, before.flagged) == (0, 0, 0, False)
+    client.force_login(world.owner)
+    body = page(client, world, before).content.decode()
+    assert "无从计算" in body and 'data-testid="fp-score"' not in body
+    today_only = fairplay_request(club=world.club, user_id=world.players[0].pk, since=today, until=today)
+    assert [h.pk for h, _ in fairplay.subject_hands(today_only)] == [world.hand.pk]
