@@ -344,7 +344,18 @@ TABLES_COMPACT_AFTER_DAYS = int(os.environ.get("TABLES_COMPACT_AFTER_DAYS", "395
 # never by the worker of the live tables' tasks; the embedded default (no REDIS_URL) runs it in-process.
 REVIEW_BUDGET_MS = float(os.environ.get("REVIEW_BUDGET_MS", "80"))
 REVIEW_QUEUE = os.environ.get("REVIEW_QUEUE", "review")
-CELERY_TASK_ROUTES = {"apps.replays.review.tasks.*": {"queue": REVIEW_QUEUE}}
+# 信息优势 (apps/replays/audit/fairplay.py, issue #44) runs on the same queue: a score weighs each
+# decision twice, about 1.2-1.5 s of CPU a hand at 80 ms; a job takes at most FAIRPLAY_MAX_HANDS
+# hands of the subject (the most recent of the period). The nightly sweep asks for at most
+# FAIRPLAY_SWEEP_MAX_PLAYERS players with at least FAIRPLAY_SWEEP_MIN_HANDS new hands, over the last
+# FAIRPLAY_PERIOD_DAYS days (also the period a manager's request defaults to).
+FAIRPLAY_BUDGET_MS = float(os.environ.get("FAIRPLAY_BUDGET_MS", "80"))
+FAIRPLAY_MAX_HANDS = int(os.environ.get("FAIRPLAY_MAX_HANDS", "100"))
+FAIRPLAY_PERIOD_DAYS = int(os.environ.get("FAIRPLAY_PERIOD_DAYS", "30"))
+FAIRPLAY_SWEEP_MIN_HANDS = int(os.environ.get("FAIRPLAY_SWEEP_MIN_HANDS", "30"))
+FAIRPLAY_SWEEP_MAX_PLAYERS = int(os.environ.get("FAIRPLAY_SWEEP_MAX_PLAYERS", "10"))
+CELERY_TASK_ROUTES = {"apps.replays.review.tasks.*": {"queue": REVIEW_QUEUE},
+                      "apps.replays.audit.tasks.compute_fairplay": {"queue": REVIEW_QUEUE}}
 
 # One result backend object for all threads of a process (redis-py's client is thread-safe): built
 # once at startup (config/warm.py) instead of by each table thread on its first task sent.
@@ -363,6 +374,7 @@ CELERY_BEAT_SCHEDULE["matches-start-due"] = {"task": "apps.matches.tasks.start_d
 CELERY_BEAT_SCHEDULE["matches-advance"] = {"task": "apps.matches.tasks.advance_matches", "schedule": 3.0}
 CELERY_BEAT_SCHEDULE["accounts-close-ended-lockouts"] = {"task": "apps.accounts.tasks.close_ended_lockouts", "schedule": 60.0}
 CELERY_BEAT_SCHEDULE["audit-sweep-unrecorded"] = {"task": "apps.replays.audit.tasks.sweep_unrecorded", "schedule": 120.0}
+CELERY_BEAT_SCHEDULE["audit-sweep-fairplay"] = {"task": "apps.replays.audit.tasks.sweep_fairplay", "schedule": 86400.0}
 CELERY_BEAT_SCHEDULE["replays-compact-old-events"] = {"task": "apps.replays.tasks.compact_old_events",
                                                       "schedule": 86400.0}
 

@@ -221,6 +221,10 @@ def sentence(entry: AuditLog, names: _Names) -> SafeString:
         return text
     if a == A.COLLUSION_EXPORT:
         return _say(_("%(actor)s exported the collusion report."), actor=actor)
+    if a in (A.FAIRPLAY_REQUEST, A.FAIRPLAY_VIEW):
+        template = (_("%(actor)s asked for the information advantage score of %(target)s.")
+                    if a == A.FAIRPLAY_REQUEST else _("%(actor)s opened the information advantage score of %(target)s."))
+        return _say(template, actor=actor, target=target or mark_safe(_("a former member")))
     if a in (A.MATCH_CREATE, A.MATCH_UPDATE):
         template = (_("%(actor)s created the match %(match)s.") if a == A.MATCH_CREATE
                     else _("%(actor)s edited the match %(match)s."))

@@ -299,6 +299,8 @@ class AuditAction(models.TextChoices):
     DISPUTE_REVIEW = "dispute.review", _("started reviewing a dispute")
     DISPUTE_RESOLVE = "dispute.resolve", _("resolved a dispute")
     COLLUSION_EXPORT = "audit.collusion_export", _("exported the collusion report")
+    FAIRPLAY_REQUEST = "audit.fairplay_request", _("asked for an information advantage score")
+    FAIRPLAY_VIEW = "audit.fairplay_view", _("opened an information advantage score")
     MATCH_CREATE = "match.create", _("created a match")
     MATCH_UPDATE = "match.update", _("edited a match")
     MATCH_CANCEL = "match.cancel", _("cancelled a match")

@@ -103,6 +103,15 @@ def _damaged_page(request: HttpRequest, access: replay_access.ReplayAccess, exc:
     return render(request, "replays/damaged.html", context, status=500)
 
 
+def _bottom_seat(request: HttpRequest, access: replay_access.ReplayAccess, data: dict) -> int:
+    """The seat drawn at the bottom: ``?seat=`` when the hand has it (a link from the 信息优势 page
+    opens the weighed seat, its 复盘 chosen for a manager), else the viewer's own, else the dealer's."""
+    asked = request.GET.get("seat", "")
+    if asked.isdigit() and int(asked) in {s["index"] for s in data["seats"]}:
+        return int(asked)
+    return access.seat if access.seat is not None else access.hand.dealer
+
+
 def _viewer(request: HttpRequest, access: replay_access.ReplayAccess, *, share: ShareCode | None = None,
             status: int = 200) -> HttpResponse:
     hand = access.hand
@@ -121,7 +130,7 @@ def _viewer(request: HttpRequest, access: replay_access.ReplayAccess, *, share: 
         "checks_ok": bool(checks) and all(c["ok"] for c in checks),
         "share": share,
         "seat_choices": [(s["index"], s["name"]) for s in data["seats"]],
-        "bottom": access.seat if access.seat is not None else hand.dealer,
+        "bottom": _bottom_seat(request, access, data),
         "dispute_url": _dispute_link(access),
     }
     if access.shows_club:

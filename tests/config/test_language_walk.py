@@ -203,6 +203,11 @@ def world(make_user, make_club, client):
     client.force_login(admin)
     assert client.get(reverse("replays:hand", args=[draw.pk])).status_code == 200
     assert client.get(reverse("audit:collusion_csv", args=[club.pk])).status_code == 200
+    # 信息优势 (issue #44): asked for (it waits: the tests run no on_commit task) and opened.
+    fairplay_ask = client.post(reverse("audit:fairplay_ask", args=[club.pk]), {
+        "user": players[1].pk, "since": "2026-01-01", "until": "2026-12-31"})
+    assert fairplay_ask.status_code == 302
+    assert client.get(fairplay_ask["Location"]).status_code == 200
     # A one-time password link for a member (issue #41).
     assert client.post(reverse("clubs:member_reset_link", args=[club.pk, players[3].pk])).status_code == 200
     client.logout()
@@ -231,7 +236,7 @@ def world(make_user, make_club, client):
                *(v for d in AuditLog.objects.values_list("detail", flat=True) for v in (d or {}).values()
                  if isinstance(v, str))]
     data_words = frozenset(w for text in written for w in CJK.findall(text or ""))
-    return {"usernames": usernames, "data_words": data_words, "club": club, "owner": owner, "admin": admin, "member": players[1], "outsider": outsider,
+    return {"fairplay": fairplay_ask["Location"], "usernames": usernames, "data_words": data_words, "club": club, "owner": owner, "admin": admin, "member": players[1], "outsider": outsider,
             "match": match, "draw": draw, "dissolved_waiting": dissolved_waiting, "dispute": dispute, "open_dispute": second_dispute}
 
 
@@ -251,7 +256,7 @@ def _start_urls(w) -> list[str]:
         reverse("replays:share_enter"), reverse("audit:disputes", args=[club.pk]),
         reverse("audit:dispute", args=[club.pk, dispute.pk]),
         reverse("audit:dispute", args=[club.pk, w["open_dispute"].pk]),
-        reverse("audit:my_disputes"), reverse("audit:collusion", args=[club.pk]),
+        reverse("audit:my_disputes"), reverse("audit:collusion", args=[club.pk]), w["fairplay"],
         reverse("audit:dispute_create", args=[draw.pk]),
         reverse("accounts:profile"), reverse("accounts:login"), reverse("accounts:signup"),
         reverse("accounts:notices"), reverse("tables:phrase_log", args=[club.pk]),

@@ -61,3 +61,27 @@ class ResolveForm(forms.Form):
         elif (member is None) != (amount is None) and "amount" not in self.errors:
             raise forms.ValidationError(_("An adjustment needs both a player and an amount."))
         return data
+
+
+class FairPlayAskForm(forms.Form):
+    """A manager asks for the 信息优势 of a member (or of a pair) of his club over a period."""
+
+    user = forms.TypedChoiceField(label=_("Player"), coerce=int)
+    partner = forms.TypedChoiceField(label=_("With partner (optional)"), coerce=int, required=False,
+                                     empty_value=None)
+    # ISO values: a browser's date input shows nothing for the localized "2026年12月7日"
+    since = forms.DateField(label=_("From"), widget=forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"))
+    until = forms.DateField(label=_("To"), widget=forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"))
+
+    def __init__(self, *args, players=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["user"].choices = list(players)
+        self.fields["partner"].choices = [("", "—"), *players]
+
+    def clean(self):
+        data = super().clean()
+        if data.get("since") and data.get("until") and data["since"] > data["until"]:
+            raise forms.ValidationError(_("The start of the period is after its end."))
+        if data.get("partner") is not None and data.get("partner") == data.get("user"):
+            raise forms.ValidationError(_("Choose two different players."))
+        return data

@@ -242,3 +242,60 @@ class Dispute(models.Model):
     @property
     def idempotency_key(self) -> str:
         return f"dispute:{self.pk}"
+
+
+class FairPlayStatus(models.TextChoices):
+    PENDING = "pending", pgettext_lazy("fair play status", "Waiting")
+    RUNNING = "running", pgettext_lazy("fair play status", "Computing")
+    DONE = "done", pgettext_lazy("fair play status", "Done")
+    FAILED = "failed", pgettext_lazy("fair play status", "Failed")
+
+
+class FairPlayResult(models.Model):
+    """信息优势 (issue #44): does a player (or a pair, ``partner`` set) of a club play as if he saw
+    cards he should not, over his finished hands of a period? Asked for once per (club, subject,
+    period) — the partial unique constraints — and computed once by the ``review`` queue's task
+    (fairplay.py). ``result`` holds the engine's score (both parts) and the hands with the most
+    telling decisions; ``score``, ``p``... repeat its headline for the report's column."""
+
+    club = models.ForeignKey("clubs.Club", on_delete=models.CASCADE, related_name="+")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    # A pair: the other player (user < partner), each seat weighed with the other's hand revealed.
+    partner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, null=True, blank=True,
+                                related_name="+")
+    since = models.DateField()
+    until = models.DateField()
+    requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
+                                     related_name="+")  # None: the nightly sweep
+    status = models.CharField(max_length=8, choices=FairPlayStatus.choices, default=FairPlayStatus.PENDING)
+    seed = models.CharField(max_length=100)
+    budget_ms = models.FloatField()
+    max_hands = models.PositiveIntegerField()
+    hands = models.PositiveIntegerField(default=0)  # hands counted (the most recent, at most max_hands)
+    decisions = models.PositiveIntegerField(default=0)
+    telling = models.PositiveIntegerField(default=0)
+    score = models.FloatField(null=True, blank=True)  # z of the stronger part
+    p = models.FloatField(null=True, blank=True)
+    flagged = models.BooleanField(default=False)
+    result = models.JSONField(null=True, blank=True)
+    error = models.CharField(max_length=40, blank=True)  # a failure's kind (a code: the page words it)
+    created_at = models.DateTimeField(default=timezone.now)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["club", "user", "since", "until"], condition=Q(partner__isnull=True),
+                                    name="audit_fairplay_one_per_player"),
+            models.UniqueConstraint(fields=["club", "user", "partner", "since", "until"],
+                                    condition=Q(partner__isnull=False), name="audit_fairplay_one_per_pair"),
+            models.CheckConstraint(condition=Q(partner__isnull=True) | Q(user__lt=F("partner")),
+                                   name="audit_fairplay_pair_ordered"),
+            models.CheckConstraint(condition=Q(since__lte=F("until")), name="audit_fairplay_period"),
+            models.CheckConstraint(condition=Q(status="done") | Q(result__isnull=True),
+                                   name="audit_fairplay_result_only_when_done"),
+        ]
+        indexes = [models.Index(fields=["club", "user", "status", "finished_at"], name="audit_fairplay_latest")]
+
+    def __str__(self) -> str:
+        return f"fair play {self.user_id}{'+' + str(self.partner_id) if self.partner_id else ''} ({self.status})"

@@ -36,6 +36,8 @@ from apps.tables.models import Hand
 from .models import (
     Dispute,
     DisputeStatus,
+    FairPlayResult,
+    FairPlayStatus,
     PairAddress,
     PairDay,
     PairHand,
@@ -114,6 +116,11 @@ class PairRow:
 
     def name(self, user_id: int) -> str:
         return self.names[0] if user_id == self.a else self.names[1]
+
+    @property
+    def members(self) -> tuple[tuple[int, str], tuple[int, str]]:
+        """(user id, name) of both players (the 信息优势 column's rows)."""
+        return (self.a, self.names[0]), (self.b, self.names[1])
 
     @property
     def net_names(self) -> tuple[str, str]:
@@ -376,3 +383,40 @@ def hand_players(hand: Hand) -> list[tuple[int, int | None, str]]:
     seats = {int(s): u for s, u in (hand.players or {}).items()}
     names = names_of([u for u in seats.values() if u is not None])
     return [(s, u, names.get(u, "") if u is not None else "") for s, u in sorted(seats.items())]
+
+
+# --- 信息优势 (fairplay.py) ----------------------------------------------------------------------
+
+
+def latest_fairplay(*, club, user_ids) -> dict[int, FairPlayResult]:
+    """The latest finished single-player 信息优势 result of each of ``user_ids`` in ``club`` (one query)."""
+    rows = (FairPlayResult.objects.filter(club=club, user_id__in=list(user_ids), partner__isnull=True,
+                                          status=FairPlayStatus.DONE).order_by("user_id", "-finished_at", "-pk"))
+    latest: dict[int, FairPlayResult] = {}
+    for row in rows:
+        latest.setdefault(row.user_id, row)
+    return latest
+
+
+def fairplay_result(*, club, result_id: int) -> FairPlayResult | None:
+    return FairPlayResult.objects.select_related("user", "partner").filter(club=club, pk=result_id).first()
+
+
+def club_players(*, club) -> list[tuple[int, str]]:
+    """(user id, name) of the club's members, by name: the 信息优势 request form's choices."""
+    from apps.clubs.models import Membership
+
+    members = Membership.objects.filter(club=club).select_related("user").order_by("user__username")
+    return [(m.user_id, m.user.name) for m in members]
+
+
+def fairplay_history(*, row: FairPlayResult, limit: int = 10) -> list[FairPlayResult]:
+    """The subject's other 信息优势 results in the club (latest first): the page's history."""
+    return list(FairPlayResult.objects.filter(club_id=row.club_id, user_id=row.user_id, partner_id=row.partner_id)
+                .exclude(pk=row.pk).order_by("-created_at", "-pk")[:limit])
+
+
+def latest_pair_fairplay(*, club, a: int, b: int) -> FairPlayResult | None:
+    """The pair's latest 信息优势 result (any status), a < b."""
+    return (FairPlayResult.objects.filter(club=club, user_id=min(a, b), partner_id=max(a, b))
+            .order_by("-created_at", "-pk").first())

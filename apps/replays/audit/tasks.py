@@ -6,6 +6,7 @@ from celery import shared_task
 from django.db import DatabaseError, close_old_connections
 
 from . import selectors, services
+from .fairplay import fairplay_compute, fairplay_sweep
 
 
 @shared_task(
@@ -32,3 +33,17 @@ def sweep_unrecorded(limit: int = 1000) -> int:
     for hand_id in hand_ids:
         record_hand.delay(hand_id)
     return len(hand_ids)
+
+
+@shared_task(name="apps.replays.audit.tasks.compute_fairplay", bind=True, ignore_result=True)
+def compute_fairplay(self, result_id: int) -> str:
+    """信息优势: routed to the ``review`` queue (config/settings.py CELERY_TASK_ROUTES), never the live tables'."""
+    if not self.request.is_eager:
+        close_old_connections()
+    return fairplay_compute(result_id=result_id)
+
+
+@shared_task(name="apps.replays.audit.tasks.sweep_fairplay", ignore_result=True)
+def sweep_fairplay() -> int:
+    """Beat, nightly: ask for the 信息优势 of the players with enough new hands (fairplay.py)."""
+    return fairplay_sweep()

@@ -10,30 +10,42 @@ club's objects are unknown here (404).
 from __future__ import annotations
 
 import csv
+from datetime import timedelta
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Paginator
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy as _lazy
 from django.views.decorators.http import require_POST
 
 from apps.clubs import access
 from apps.clubs import services as club_services
 from apps.clubs.access import club_access
+from apps.clubs.models import AuditAction
 from apps.clubs.paging import keyset_page
 from apps.clubs.views import flash_error
 from apps.tables.models import Hand
 
 from . import selectors, services
-from .forms import DisputeForm, PeriodForm, ResolveForm
-from .models import Dispute, DisputeStatus
+from .fairplay import FairPlayError, fairplay_request
+from .forms import DisputeForm, FairPlayAskForm, PeriodForm, ResolveForm
+from .models import Dispute, DisputeStatus, FairPlayStatus
 
 AUDIT_EXPORT = "audit.collusion_export"
+FAIRPLAY_VIEW = AuditAction.FAIRPLAY_VIEW
+FAIRPLAY_ASK = AuditAction.FAIRPLAY_REQUEST
+FAIRPLAY_ERRORS = {
+    "not_member": _lazy("That player is not a member of this club."),
+    "same_player": _lazy("Choose two different players."),
+    "bad_period": _lazy("The start of the period is after its end."),
+}
 DISPUTE_PAGE = 30
 
 
@@ -80,7 +92,75 @@ def collusion(request: HttpRequest, club_id: int) -> HttpResponse:
         "club": club, "membership": membership, "form": form, "report": report, "page": page,
         "query": _period_query(request, form),
         "review_score": selectors.REVIEW_SCORE, "floors": selectors.FLOORS,
+        "fairplay": selectors.latest_fairplay(club=club, user_ids={u for r in page.object_list for u in (r.a, r.b)}),
+        "fairplay_form": _fairplay_form(club, since, until),
     })
+
+
+def _fairplay_form(club, since, until, data=None) -> FairPlayAskForm:
+    until = until or timezone.localdate()
+    since = since or until - timedelta(days=int(settings.FAIRPLAY_PERIOD_DAYS) - 1)
+    return FairPlayAskForm(data, players=selectors.club_players(club=club), initial={"since": since, "until": until})
+
+
+# --- 信息优势 (fairplay.py): the same readers as the collusion report ----------------------------
+
+
+@login_required
+@require_POST
+def fairplay_ask(request: HttpRequest, club_id: int) -> HttpResponse:
+    club, _membership = _auditor(request, club_id)
+    form = _fairplay_form(club, None, None, request.POST)
+    if form.is_valid():
+        data = form.cleaned_data
+        try:
+            row = fairplay_request(club=club, user_id=data["user"], partner_id=data.get("partner"),
+                                   since=data["since"], until=data["until"], by=request.user)
+        except FairPlayError as exc:
+            messages.error(request, FAIRPLAY_ERRORS.get(exc.code, _("This request cannot be made.")))
+        else:
+            club_services.audit_log(club=club, actor=request.user, action=FAIRPLAY_ASK, target_user=row.user,
+                                    detail={"result": row.pk, "partner": row.partner_id,
+                                            "since": str(row.since), "until": str(row.until)})
+            return redirect("audit:fairplay", club_id=club.pk, result_id=row.pk)
+    else:
+        messages.error(request, " ".join(str(e) for errors in form.errors.values() for e in errors))
+    return redirect("audit:collusion", club_id=club.pk)
+
+
+def _fairplay_row(request: HttpRequest, club_id: int, result_id: int):
+    club, membership = _auditor(request, club_id)
+    row = selectors.fairplay_result(club=club, result_id=result_id)
+    if row is None:
+        raise Http404
+    return club, membership, row
+
+
+@login_required
+def fairplay_page(request: HttpRequest, club_id: int, result_id: int) -> HttpResponse:
+    club, membership, row = _fairplay_row(request, club_id, result_id)
+    club_services.audit_log(club=club, actor=request.user, action=FAIRPLAY_VIEW, target_user=row.user,
+                            detail={"result": row.pk, "partner": row.partner_id, "status": row.status})
+    names = {row.user_id: row.user.name, **({row.partner_id: row.partner.name} if row.partner_id else {})}
+    hands = []
+    for top in (row.result or {}).get("top_hands", []):
+        url = replay_url(top["hand"])
+        hands.append({**top, "name": names.get(top["user"], ""), "decisions": [
+            {**d, "url": f"{url}?seat={top['seat']}#{d['index']}" if url else None,
+             "same": d["own_best"] == d["informed_best"]} for d in top["decisions"]]})
+    return render(request, "replays/audit/fairplay.html", {
+        "club": club, "membership": membership, "row": row, "hands": hands,
+        "history": selectors.fairplay_history(row=row),
+        "summary": (row.result or {}).get("summary"), "working": row.status in (FairPlayStatus.PENDING,
+                                                                                FairPlayStatus.RUNNING),
+    })
+
+
+@login_required
+def fairplay_state(request: HttpRequest, club_id: int, result_id: int) -> HttpResponse:
+    """The page's poll while the job waits or runs (not audit-logged: the page's opening is)."""
+    _club, _membership, row = _fairplay_row(request, club_id, result_id)
+    return JsonResponse({"status": row.status})
 
 
 @login_required
@@ -138,6 +218,7 @@ def collusion_pair(request: HttpRequest, club_id: int, user_a: int, user_b: int)
     return render(request, "replays/audit/pair.html", {
         "club": club, "membership": membership, "row": row, "hands": hands, "page": page, "form": form,
         "query": _period_query(request, form),
+        "pair_form": _fairplay_form(club, since, until), "pair_fairplay": selectors.latest_pair_fairplay(club=club, a=a, b=b),
     })
 
 
