@@ -5,8 +5,10 @@ from __future__ import annotations
 from celery import shared_task
 from django.db import DatabaseError, close_old_connections
 
+from config.celery import send_on_commit
+
 from . import selectors, services
-from .fairplay import fairplay_compute, fairplay_sweep
+from .fairplay_work import fairplay_compute, sweep_rows
 
 
 @shared_task(
@@ -44,6 +46,9 @@ def compute_fairplay(self, result_id: int) -> str:
 
 
 @shared_task(name="apps.replays.audit.tasks.sweep_fairplay", ignore_result=True)
-def sweep_fairplay() -> int:
-    """Beat, nightly: ask for the 信息优势 of the players with enough new hands (fairplay.py)."""
-    return fairplay_sweep()
+def sweep_fairplay(today=None) -> int:
+    """Beat, nightly: ask for the 信息优势 of the players with enough new hands (fairplay_work.py)."""
+    ids = sweep_rows(today=today)
+    for result_id in ids:
+        send_on_commit(compute_fairplay, result_id)
+    return len(ids)

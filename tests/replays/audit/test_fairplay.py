@@ -16,7 +16,7 @@ from django.utils import timezone
 from apps.clubs.models import AuditLog
 from apps.engine.analysis.fairplay import fairplay as engine_fairplay
 from apps.engine.analysis.fairplay import score as engine_score
-from apps.replays.audit import fairplay, tasks
+from apps.replays.audit import fairplay, fairplay_work, tasks
 from apps.replays.audit.fairplay import FairPlayError, fairplay_compute, fairplay_request
 from apps.replays.audit.models import FairPlayResult, FairPlayStatus
 from apps.replays.export import hand_record
@@ -33,6 +33,7 @@ def enqueued(monkeypatch):
     """The result ids sent to the task (the task itself is not run)."""
     sent: list[int] = []
     monkeypatch.setattr(fairplay, "send_on_commit", lambda task, result_id: sent.append(result_id))
+    monkeypatch.setattr(tasks, "send_on_commit", lambda task, result_id: sent.append(result_id))
     return sent
 
 
@@ -101,7 +102,7 @@ def test_a_failed_job_is_stored_as_failed_and_asked_for_again(world, enqueued, m
         raise RuntimeError("boom")
 
     with monkeypatch.context() as m:
-        m.setattr(fairplay, "engine_score", broken)
+        m.setattr(fairplay_work, "engine_score", broken)
         assert fairplay_compute(result_id=row.pk) == "failed"
     row.refresh_from_db()
     assert (row.status, row.error, row.result) == (FairPlayStatus.FAILED, "engine", None)
@@ -131,7 +132,7 @@ def _race(world, monkeypatch, requests: int, *, one_writer_at_a_time: bool):
     turns = [threading.Event() for _ in range(requests + 1)]
     turns[0].set()
     made, errors = [], []
-    real = fairplay.result_of
+    real = fairplay_work.result_of
     mine = threading.local()
 
     def racing(**kwargs):
@@ -141,7 +142,7 @@ def _race(world, monkeypatch, requests: int, *, one_writer_at_a_time: bool):
             assert turns[mine.turn].wait(timeout=60)
         return found
 
-    monkeypatch.setattr(fairplay, "result_of", racing)
+    monkeypatch.setattr(fairplay_work, "result_of", racing)
 
     def run(turn):
         from django.db import connection as thread_connection
@@ -185,14 +186,14 @@ def test_the_sweep_asks_for_players_with_enough_new_hands(world, enqueued, setti
     settings.FAIRPLAY_SWEEP_MIN_HANDS = 1
     settings.FAIRPLAY_SWEEP_MAX_PLAYERS = 2
     players = sorted(p.pk for p in world.players)
-    assert fairplay.fairplay_sweep(today=today) == 2
+    assert tasks.sweep_fairplay(today=today) == 2
     rows = list(FairPlayResult.objects.order_by("user_id"))
     assert [r.user_id for r in rows] == players[:2] and len(enqueued) == 2
     assert all((r.since, r.until, r.requested_by_id) == (today - timedelta(days=29), today, None) for r in rows)
     # The next night: those two have nothing new since their result; the third is asked for.
     assert fairplay.sweep_candidates(today=today) == [(world.club.pk, players[2], 1)]
-    assert fairplay.fairplay_sweep(today=today) == 1 and FairPlayResult.objects.count() == 3
-    assert fairplay.fairplay_sweep(today=today) == 0
+    assert tasks.sweep_fairplay(today=today) == 1 and FairPlayResult.objects.count() == 3
+    assert tasks.sweep_fairplay(today=today) == 0
 
 
 # --- pages -------------------------------------------------------------------------------------
