@@ -152,6 +152,23 @@ def take_my_turn(page, hand: dict | None, timeout: float = 2000) -> None:
         pass
 
 
+def get_ready(page, tries: int = 3) -> None:
+    """准备 on the waiting panel until the server has this seat ready (or the table moved on): a
+    tap on a button the next update redrew under it is tapped again, as a player would."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    done = """() => { const s = window.tableApp.state; if (!s) return false;
+        const me = s.seats[s.me]; return s.stage !== 'seating' || (me && me.ready); }"""
+    for _ in range(tries):
+        page.click("#waiting:not([hidden]) .act-ready")
+        try:
+            page.wait_for_function(done, timeout=5000)
+            return
+        except PlaywrightTimeout:
+            continue
+    raise AssertionError("the seat never became ready")
+
+
 def open_practice(page, base: str, club: int, navigate: bool = True) -> str:
     if navigate:
         page.goto(f"{base}/clubs/{club}/")

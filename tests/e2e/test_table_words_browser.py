@@ -29,7 +29,7 @@ os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
 
 from playwright.sync_api import TimeoutError as PlaywrightTimeout  # noqa: E402
 
-from tests.e2e.browser import PASSWORD, open_practice, sign_in, step  # noqa: E402
+from tests.e2e.browser import PASSWORD, get_ready, open_practice, sign_in, step  # noqa: E402
 
 pytestmark = pytest.mark.e2e
 
@@ -119,7 +119,7 @@ def test_every_answer_to_a_dissolve_vote_is_told_to_everyone(server, browser):
         page.click("#tables .table-sit")
         page.wait_for_url(asker.url)
     for page in pages:
-        page.click("#waiting:not([hidden]) .act-ready")
+        get_ready(page)
     for page in pages:
         page.wait_for_function("() => window.tableApp.state && window.tableApp.state.stage === 'hand'")
         page.wait_for_selector(".my-hand .card")
