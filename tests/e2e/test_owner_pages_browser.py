@@ -134,7 +134,7 @@ def test_owner_searches_members_and_reads_balance_and_online_state(browser, live
     page.wait_for_selector("text=找到 1 位成员符合「qiang」")
     assert page.locator("#members li.member").count() == 1 and member_row(page, "阿强").count() == 1
     page.click("#members a:has-text('显示全部')")
-    page.wait_for_function("document.querySelectorAll('#members li.member').length === 30")
+    page.wait_for_function("() => document.querySelectorAll('#members li.member').length === 30")
     context.close()
 
 

@@ -31,7 +31,7 @@ def test_template_form_switches_preset_options(browser, live_server, transaction
     page.goto(f"{live_server.url}/clubs/{club.pk}/templates/new/")
     chenzhou = page.locator('fieldset[data-preset-only="chenzhou"]')
     basic = page.locator('fieldset[data-preset-only="basic"]')
-    page.wait_for_function("document.querySelector('fieldset[data-preset-only=chenzhou]').hidden")
+    page.wait_for_function("() => document.querySelector('fieldset[data-preset-only=chenzhou]').hidden")
     assert basic.is_visible() and not chenzhou.is_visible()
     assert page.locator("textarea[name=options]").count() == 0  # no raw JSON (issue 24)
     enabled = "() => [...document.querySelectorAll('#id_players option')].filter((o) => !o.disabled).map((o) => o.value)"
