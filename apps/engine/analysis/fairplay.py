@@ -45,7 +45,6 @@ give the same decisions on any machine.
 
 from __future__ import annotations
 
-import gc
 import hashlib
 import math
 import random
@@ -54,8 +53,7 @@ from typing import Any
 from ..actions import Action
 from ..bots.cheat import feeds, informed
 from ..play.observer import build_view
-from ..records.replay import parse_actions
-from .review import DEFAULT_BUDGET_MS, decision_legal, start, weigh
+from .review import DEFAULT_BUDGET_MS, start, walk_decisions, weigh
 
 # The honest rate ``p0`` per part ("ev": the informed best; "feed": the discard feeding the least) and
 # information mode ("all": every hidden card; "partner": one other seat's hand): at least the share of
@@ -81,19 +79,8 @@ def fairplay(
         raise ValueError(f"seat must be 0-{players - 1}")
     if see != "all" and (not see or any(not 0 <= s < players or s == seat for s in see)):
         raise ValueError("see: 'all' or other seats of the table")
-    out = []
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        for index, (s, action) in enumerate(parse_actions(record)):
-            if s == seat and decision_legal(hand, s) is not None:
-                out.append(_decision(hand, s, action, index, see, seed, budget_ms))
-                if collecting:
-                    gc.collect(0)
-            hand.apply(s, action)
-    finally:
-        if collecting:
-            gc.enable()
+    out = [_decision(hand, s, action, index, see, seed, budget_ms)
+           for index, s, action in walk_decisions(hand, record, (seat,))]
     return out
 
 

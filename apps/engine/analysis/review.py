@@ -117,6 +117,25 @@ def load(doc: Any) -> dict[str, Any]:
     return doc
 
 
+def walk_decisions(hand: Hand, record: dict[str, Any], seats: tuple[int, ...] | None = None):
+    """Re-run ``record``'s actions on ``hand``, yielding ``(index, seat, action)`` before each action
+    that is a decision (``decision_legal``) of one of ``seats`` (None: every seat), the hand as that
+    seat saw it; the action is applied when the caller asks for the next. Play-outs allocate many
+    short-lived objects: the collector is off meanwhile and collects between decisions instead."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        for index, (s, action) in enumerate(parse_actions(record)):
+            if (seats is None or s in seats) and decision_legal(hand, s) is not None:
+                yield index, s, action
+                if collecting:
+                    gc.collect(0)
+            hand.apply(s, action)
+    finally:
+        if collecting:
+            gc.enable()
+
+
 def review(
     record: dict[str, Any], seat: int | None = None, seed: object = "review", budget_ms: float = DEFAULT_BUDGET_MS
 ) -> dict[str, Any]:
@@ -126,24 +145,13 @@ def review(
     if seat is not None and not 0 <= seat < players:
         raise ValueError(f"seat must be 0-{players - 1}")
     decisions = []
-    collecting = gc.isenabled()
-    gc.disable()  # play-outs allocate many short-lived objects; collect between decisions instead
-    try:
-        for index, (s, action) in enumerate(parse_actions(record)):
-            if seat is None or s == seat:
-                if decision_legal(hand, s) is not None:
-                    view = build_view(hand, s)  # all the weighing reads: what the seat knew, its own options included
-                    legal = [a for a in map(Action.from_wire, view["legal_actions"]) if a.type != "escape"]
-                    if action not in legal:
-                        raise ValueError(f"action {index} ({s}: {action.to_wire()}) is not legal")
-                    rng = random.Random(hashlib.sha256(f"{seed}:{index}".encode()).digest())
-                    decisions.append(weigh(hand.rs, view, legal, action, rng, budget_ms, index))
-                    if collecting:
-                        gc.collect(0)
-            hand.apply(s, action)
-    finally:
-        if collecting:
-            gc.enable()
+    for index, s, action in walk_decisions(hand, record, None if seat is None else (seat,)):
+        view = build_view(hand, s)  # all the weighing reads: what the seat knew, its own options included
+        legal = [a for a in map(Action.from_wire, view["legal_actions"]) if a.type != "escape"]
+        if action not in legal:
+            raise ValueError(f"action {index} ({s}: {action.to_wire()}) is not legal")
+        rng = random.Random(hashlib.sha256(f"{seed}:{index}".encode()).digest())
+        decisions.append(weigh(hand.rs, view, legal, action, rng, budget_ms, index))
     seats: dict[str, dict[str, Any]] = {}
     for s in range(players) if seat is None else [seat]:
         mine = [d for d in decisions if d["seat"] == s]
@@ -264,6 +272,6 @@ def _play_out(world: Hand, seat: int, action: Action, seed: int) -> tuple[float,
 
 
 __all__ = [
-    "DEFAULT_BUDGET_MS", "MISTAKE_POINTS", "REVIEW_Z", "decision_legal", "load", "record_of_export", "review",
+    "DEFAULT_BUDGET_MS", "MISTAKE_POINTS", "REVIEW_Z", "decision_legal", "load", "record_of_export", "review", "walk_decisions",
     "start", "threshold", "weigh",
 ]
