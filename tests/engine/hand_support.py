@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import random
+
 from apps.engine.actions import Action
+from apps.engine.bots.greedy import greedy
 from apps.engine.cards import COPIES, KINDS, parse_card
+from apps.engine.cli.simulate import hand_seed
 from apps.engine.play.hand import Hand
+from apps.engine.records.replay import record_of
 from apps.engine.rules import resolve_ruleset
+from apps.engine.shuffle import deck_from_seed
 
 
 def cards(text: str) -> list[int]:
@@ -149,3 +155,19 @@ def lay(h: Hand, seat: int, kind: str, text: str) -> None:
         assert h.hands[seat][c] > 0
         h.hands[seat][c] -= 1
     h.groups[seat].append(Group(kind, tuple(group)))
+
+
+def greedy_record(preset: str, players: int, label: str, index: int = 0, deck: bool = False) -> dict:
+    """Deal ``hand_seed(label, index)`` (its shuffle, or with ``deck`` the same cards as a record's
+    ``deck``) played to its end by greedy bots in every seat; the hand's record."""
+    rs = resolve_ruleset(preset, {}, players=players)
+    seed = hand_seed(label, index)
+    if deck:
+        hand = Hand(rs, dealer=seed[0] % players, deck=list(deck_from_seed(seed)))
+    else:
+        hand = Hand(rs, dealer=seed[0] % players, seed=seed)
+    rng = random.Random(seed)
+    while not hand.finished:
+        seat = hand.to_act()[0]
+        hand.apply(seat, greedy(hand, seat, hand.decision_actions(seat), rng))
+    return record_of(hand)

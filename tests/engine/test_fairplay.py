@@ -18,20 +18,9 @@ from apps.engine.cli.fairplay import run
 from apps.engine.cli.main import main
 from apps.engine.cli.simulate import hand_seed
 from apps.engine.play.hand import Hand
-from apps.engine.records.replay import record_of, replay
+from apps.engine.records.replay import replay
 from apps.engine.rules import resolve_ruleset
-from apps.engine.shuffle import deck_from_seed
-
-
-def _greedy_record(preset: str, players: int, label: str, index: int) -> dict:
-    rs = resolve_ruleset(preset, {}, players=players)
-    seed = hand_seed(label, index)
-    hand = Hand(rs, dealer=seed[0] % players, deck=list(deck_from_seed(seed)))
-    rng = random.Random(seed)
-    while not hand.finished:
-        seat = hand.to_act()[0]
-        hand.apply(seat, greedy(hand, seat, hand.decision_actions(seat), rng))
-    return record_of(hand)
+from tests.engine.hand_support import greedy_record
 
 
 def _dump(obj) -> str:
@@ -39,7 +28,7 @@ def _dump(obj) -> str:
 
 
 def test_same_record_seat_and_seed_give_the_same_decisions() -> None:
-    record = _greedy_record("full", 3, "fair-det", 0)
+    record = greedy_record("full", 3, "fair-det", 0, deck=True)
     a = fairplay(record, 1, "all", seed="x", budget_ms=3)
     b = fairplay(json.loads(json.dumps(record)), 1, "all", seed="x", budget_ms=3)
     assert a and _dump(a) == _dump(b)
@@ -82,7 +71,7 @@ def test_the_discard_the_next_player_wins_on_is_telling() -> None:
     the own-view best too, and seat 0 wins on it (放炮, RULES.md §5.1, §9.3). Seat 1's view cannot show
     seat 0's hand; told every hidden card, the evaluation sees the 胡 and prefers another discard:
     the decision is telling, and seat 1 (honest) did not take the informed best."""
-    record = _greedy_record("chenzhou", 2, "fair-stack", 16)
+    record = greedy_record("chenzhou", 2, "fair-stack", 16, deck=True)
     assert record["actions"][13] == {"seat": 1, "action": {"type": "discard", "card": "s8"}}
     assert record["actions"][14] == {"seat": 0, "action": {"type": "hu"}}
     assert record["result"]["win_by"] == "discard" and record["result"]["winner"] == 0

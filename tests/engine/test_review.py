@@ -8,38 +8,22 @@ from __future__ import annotations
 
 import io
 import json
-import random
 from pathlib import Path
 
 import pytest
 
 from apps.engine.actions import HU, Action
 from apps.engine.analysis.review import MISTAKE_POINTS, decision_legal, load, review, threshold
-from apps.engine.bots.greedy import greedy
 from apps.engine.cli.main import main
 from apps.engine.cli.simulate import hand_seed
 from apps.engine.play.hand import Hand
 from apps.engine.play.observer import build_view
 from apps.engine.records.replay import record_of, replay
 from apps.engine.rules import resolve_ruleset
-from apps.engine.shuffle import deck_from_seed
+from tests.engine.hand_support import greedy_record
 
 HERE = Path(__file__).resolve().parent
 BLUNDER = HERE / "review_records" / "chenzhou_2p_blunder.json"
-
-
-def _greedy_record(preset: str, players: int, label: str, index: int = 0, deck: bool = False) -> dict:
-    rs = resolve_ruleset(preset, {}, players=players)
-    seed = hand_seed(label, index)
-    if deck:
-        hand = Hand(rs, dealer=seed[0] % players, deck=list(deck_from_seed(seed)))
-    else:
-        hand = Hand(rs, dealer=seed[0] % players, seed=seed)
-    rng = random.Random(seed)
-    while not hand.finished:
-        seat = hand.to_act()[0]
-        hand.apply(seat, greedy(hand, seat, hand.decision_actions(seat), rng))
-    return record_of(hand)
 
 
 def _dump(obj) -> str:
@@ -47,7 +31,7 @@ def _dump(obj) -> str:
 
 
 def test_same_record_and_seed_give_the_same_review() -> None:
-    record = _greedy_record("full", 3, "review-det")
+    record = greedy_record("full", 3, "review-det")
     a = review(record, seed="x", budget_ms=3)
     b = review(json.loads(json.dumps(record)), seed="x", budget_ms=3)
     assert _dump(a) == _dump(b)
@@ -59,7 +43,7 @@ def test_same_record_and_seed_give_the_same_review() -> None:
 def test_every_decision_and_every_candidate_is_listed() -> None:
     """Each discard and claim answer with a choice is a decision; 胡 and forced moments are not
     (RULES.md §5.3: 胡 is always taken). Every legal action is a candidate."""
-    record = _greedy_record("chenzhou", 2, "review-all")
+    record = greedy_record("chenzhou", 2, "review-all")
     result = review(record, seed="s", budget_ms=2)
     hand = replay({**record, "actions": []}, check_events=False)
     want = []
@@ -126,7 +110,7 @@ def test_two_worlds_the_seat_cannot_tell_apart_give_the_same_review() -> None:
     changes nothing the reviewed seat saw, so nothing in its review may change."""
     checked = 0
     for i in range(30):
-        record = _greedy_record("full", 3, "review-two-worlds", i, deck=True)
+        record = greedy_record("full", 3, "review-two-worlds", i, deck=True)
         seat = i % 3
         other = _swapped_deck(record, seat)
         if other is None:
@@ -171,7 +155,7 @@ def test_the_blunder_that_hands_the_next_player_his_hu_is_flagged() -> None:
 
 
 def test_the_cli_prints_the_contract_shape(tmp_path) -> None:
-    record = _greedy_record("full", 3, "review-cli")
+    record = greedy_record("full", 3, "review-cli")
     path = tmp_path / "hand.json"
     path.write_text(json.dumps(record))
     out = io.StringIO()
@@ -233,7 +217,7 @@ def test_simulate_records_are_replayable_and_the_deals_do_not_depend_on_the_bots
 
 
 def test_hu_is_no_decision() -> None:
-    record = _greedy_record("chenzhou", 2, "review-hu")
+    record = greedy_record("chenzhou", 2, "review-hu")
     result = review(record, seed=0, budget_ms=1)
     hand = replay({**record, "actions": []}, check_events=False)
     indexes = {d["index"] for d in result["decisions"]}
