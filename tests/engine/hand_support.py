@@ -1,4 +1,4 @@
-"""Helpers for the hand tests: decks that deal exact hands, short-cuts for claims."""
+"""Helpers for the hand tests: decks that deal exact hands, short-cuts for claims, a hand played by greedy bots."""
 
 from __future__ import annotations
 
