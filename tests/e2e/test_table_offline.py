@@ -31,8 +31,8 @@ pytestmark = pytest.mark.e2e
 
 SHOTS = Path("/tmp/table-offline")
 SEED = club_script(
-    club="断线俱乐部", users=[("of_owner", "馆主")] + [(f"of_p{i}", f"玩家{i}") for i in range(6)],
-    password=PASSWORD, members=range(1, 7),
+    club="断线俱乐部", users=[("of_owner", "馆主")] + [(f"of_p{i}", f"玩家{i}") for i in range(7)],
+    password=PASSWORD, members=range(1, 8),
     templates=[dict(name="练习八局", preset="full", players=3, hands_per_session=8, turn_seconds=300,
                     claim_seconds=120)],
 )
@@ -192,7 +192,8 @@ def test_a_socket_that_swallows_messages_is_let_go(server, browser):
     page.locator(f'.my-hand .card.playable[data-card="{card}"]').first.click()
     page.locator(".my-hand .card.selected").click()
     page.wait_for_selector(f'.my-hand .card.pending[data-card="{card}"]')
-    page.wait_for_function("() => document.querySelector('#outbox').textContent === '仍在发送…'", timeout=9000)
+    # A tap waiting for its ack hurries the heartbeat: its ping goes unanswered and the socket is let go.
+    page.wait_for_selector("#conn:not([hidden])", timeout=4000)
     shot(page, "still_sending_portrait")
     page.wait_for_function("() => window.tableApp.socket.live && window.tableApp.socket.outbox.length === 0",
                            timeout=20000)
@@ -200,6 +201,33 @@ def test_a_socket_that_swallows_messages_is_let_go(server, browser):
     assert my_actions(server, tid, me, "discard") == [{"type": "discard", "card": card}]
     page.wait_for_selector("#outbox", state="hidden")
     assert page.locator("#toast").is_hidden()
+    page.context.close()
+
+
+def test_a_network_lost_in_silence_on_my_turn_shows_within_2_s(server, browser):
+    """A phone whose network goes without a word (no "offline" event, no close: a lift, a tunnel)
+    while it is his turn: nothing comes either way, and within 2 s the page says the connection is
+    lost (its heartbeat pings sooner while the player has a move); it reconnects when it can."""
+    base, club = server["url"], server["club"]
+    page = sign_in(browser, base, "of_p6", has_touch=False)
+    dead = {"victim": 0, "sockets": 0}  # the socket whose messages go nowhere, either way
+
+    def route(ws):
+        dead["sockets"] += 1
+        upstream = ws.connect_to_server()
+        mine = dead["sockets"]
+        ws.on_message(lambda message: mine != dead["victim"] and upstream.send(message))
+        upstream.on_message(lambda message: mine != dead["victim"] and ws.send(message))
+
+    page.route_web_socket(re.compile(r".*/ws/tables/.*"), route)
+    open_practice(page, base, club)
+    my_turn(page)
+    dead["victim"] = dead["sockets"]
+    page.wait_for_selector("#conn:not([hidden])", timeout=2000)  # within 2 s
+    assert "重连" in page.text_content("#conn"), page.text_content("#conn")
+    shot(page, "silent_loss_portrait")
+    page.wait_for_function("() => document.querySelector('#conn').textContent === '已重新连接'", timeout=10000)
+    assert dead["sockets"] > dead["victim"]
     page.context.close()
 
 

@@ -481,6 +481,7 @@ socket = new TableSocket(cfg.wsPath, {
       awayFrom = null;
     }
     state = next;
+    socket.setUrgent(legalActions(next.hand).length > 0);  // a faster heartbeat while I have a move
     render();
     const said = eventLines(events, next, t);
     if (said.length) say(said);

@@ -28,8 +28,15 @@ const ASLEEP_MS = 20000;     // a page hidden this long (a locked phone) may hol
 const PROBE_MS = 5000;       // ... so it asks for a fresh state, and reconnects if none comes in time
 // The heartbeat: a socket that heard nothing for PING_IDLE_MS sends a ping; no answer (a pong, or
 // anything) within PING_WAIT_MS and it is dead (a lost TCP connection can look open for minutes).
+// While the player has something to do (his turn, an option to answer: ``urgent``) or a tap waits
+// for its ack, it pings sooner, so a network lost without a word from the device (a phone in a
+// lift: no "offline" event) shows as lost within 2 s (issue #46): URGENT_IDLE_MS + URGENT_WAIT_MS
+// + two ticks. The rest of the time it pings rarely, to keep the server's load low.
 const PING_IDLE_MS = 4000;
 const PING_WAIT_MS = 1500;
+const URGENT_IDLE_MS = 600;
+const URGENT_WAIT_MS = 900;
+const TICK_MS = 250;
 
 export class TableSocket {
   constructor(path, { onState, onError, onStatus, onOutbox, onPhrase }) {
@@ -55,10 +62,11 @@ export class TableSocket {
     this.probeAt = 0;       // when a fresh state was asked to test the socket (0: no test running)
     this.heardAt = 0;       // when the socket last heard anything
     this.pingAt = 0;        // when the heartbeat's ping went (0: none waiting)
+    this.urgent = false;    // the player has something to do now (``setUrgent``): a faster heartbeat
     addEventListener("offline", () => this.drop());
     addEventListener("online", () => this.reconnectNow());
     document.addEventListener("visibilitychange", () => this.visibility());
-    setInterval(() => this.tick(), 500);
+    setInterval(() => this.tick(), TICK_MS);
     this.connect();
   }
 
@@ -279,7 +287,10 @@ export class TableSocket {
 
   changed() { this.onOutbox(this.outbox, null); }
 
-  /** Every half second: give up what waited too long, settle what a server without acks left
+  /** The page says whether the player has something to do now (his turn, a claim to answer). */
+  setUrgent(urgent) { this.urgent = Boolean(urgent); }
+
+  /** Every TICK_MS: give up what waited too long, settle what a server without acks left
    * unanswered, and let go of a socket that swallows messages without answering. */
   tick() {
     const now = Date.now();
@@ -288,12 +299,14 @@ export class TableSocket {
       this.drop();
       return;
     }
-    if (this.pingAt && now - this.pingAt > PING_WAIT_MS) {
+    const hurry = this.urgent || this.outbox.some((e) => e.state === "sent");
+    if (this.pingAt && now - this.pingAt > (hurry ? URGENT_WAIT_MS : PING_WAIT_MS)) {
       this.pingAt = 0;
       this.drop();
       return;
     }
-    if (this.live && !this.pingAt && now - this.heardAt > PING_IDLE_MS && !document.hidden) {
+    const idle = hurry ? URGENT_IDLE_MS : PING_IDLE_MS;
+    if (this.live && !this.pingAt && now - this.heardAt > idle && !document.hidden) {
       this.pingAt = now;
       this.send({ type: "ping" });
     }
