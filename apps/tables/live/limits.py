@@ -31,7 +31,7 @@ LIMITS: dict[str, tuple[int, float]] = {
     "piao": (5, 1.0),
     "dissolve": (5, 1.0),
     "tuoguan": (5, 1.0),
-    "ping": (5, 1.0),  # the page's heartbeat (one every few seconds while nothing else comes)
+    "ping": (10, 2.0),  # the page's heartbeat: every 4 s of quiet, or about one a second while its player has a move
     "phrase": (3, 1.0),  # a 快捷语 frame (its real limit is per seat: ``SeatPhrases``)
     "other": (10, 1.0),  # unknown types, bad JSON, too large, a bad id
 }
