@@ -161,7 +161,8 @@ def table_invite(request: HttpRequest, table_id: int) -> HttpResponse:
 
 
 # The HTTP status of a refused rematch, by TableError code (anything else: 400).
-REMATCH_STATUS = {"no_table": 404, "not_seated": 403, "not_member": 403, "not_over": 409, "match_table": 409}
+REMATCH_STATUS = {"no_table": 404, "not_seated": 403, "not_member": 403, "not_over": 409, "match_table": 409,
+                  "seating_rule": 409}
 
 
 @login_required

@@ -1,7 +1,8 @@
 """Issue #47: each signed-in page's own socket (/ws/me/, apps/accounts/live.py) and the notices it
 carries (apps/accounts/notices.py): anonymous sockets refused, one notice per key whatever the
 retries, sent after the commit to every socket of its recipient, worded in the page's language;
-presence across processes lives in the database."""
+presence across processes lives in the database. A flood of frames is refused ``rate_limited``
+and a user's fifth socket closed 4429, as at a table (config/ratelimit.py)."""
 
 from __future__ import annotations
 
@@ -126,3 +127,52 @@ async def test_unknown_kind_is_refused(make_user):
     user = await sync_to_async(make_user)()
     with pytest.raises(ValueError):
         await sync_to_async(notices.notify)(recipient_id=user.pk, kind="nonsense", key="x")
+
+
+async def test_a_flood_of_frames_is_refused_rate_limited_and_changes_nothing(make_user, monkeypatch):
+    from apps.accounts import live
+
+    user = await sync_to_async(make_user)()
+    comm = await me(user)
+    await comm.receive_json_from(timeout=2)
+    for kind, (burst, _rate) in list(live.LIMITS.items()):  # no refill while the test runs, however slow
+        monkeypatch.setitem(live.LIMITS, kind, (burst, 0.001))
+    seen = []
+    monkeypatch.setattr(live, "SEEN_EVERY", 0.0)  # every ping that goes through marks him seen
+    monkeypatch.setattr(notices, "socket_seen", lambda **kw: seen.append(kw))
+    answers = []
+    for _ in range(20):
+        await comm.send_to(text_data='{"type": "ping"}')
+        answers.append(await comm.receive_json_from(timeout=2))
+    burst = live.LIMITS["ping"][0]
+    assert answers[:burst] == [{"type": "pong"}] * burst
+    assert all(a["type"] == "error" and a["code"] == "rate_limited" and a["retry_after"] > 0
+               for a in answers[burst:])
+    assert len(seen) == burst  # a refused ping marks nothing
+    for _ in range(live.LIMITS["other"][0]):  # garbage has its own bucket: refused as bad first ...
+        await comm.send_to(text_data="{not json")
+        assert (await comm.receive_json_from(timeout=2))["code"] == "bad_message"
+    await comm.send_to(text_data="[" * 1000)  # ... then as too many (and too deep nests nothing)
+    assert (await comm.receive_json_from(timeout=2))["code"] == "rate_limited"
+    await comm.disconnect()
+
+
+async def test_a_fifth_socket_of_one_user_is_closed_4429(make_user):
+    from apps.accounts import live
+
+    user, other = await sync_to_async(make_user)(), await sync_to_async(make_user)()
+    socks = [await me(user) for _ in range(live.MAX_SOCKETS_PER_USER)]
+    for comm in socks:
+        assert (await comm.receive_json_from(timeout=2)) == {"type": "hello", "unread": 0}
+    fifth = await me(user)
+    assert (await fifth.receive_output(timeout=2)) == {"type": "websocket.close", "code": 4429}
+    presence = sync_to_async(lambda: LivePresence.objects.get(user=user).sockets)
+    assert await presence() == live.MAX_SOCKETS_PER_USER  # the refused one never counted
+    another = await me(other)  # another user: his own count
+    assert (await another.receive_json_from(timeout=2))["type"] == "hello"
+    await socks.pop().disconnect()
+    again = await me(user)  # a page closed: a new one is welcome
+    assert (await again.receive_json_from(timeout=2))["type"] == "hello"
+    for comm in (*socks, again, another):
+        await comm.disconnect()
+    assert user.pk not in live._open and other.pk not in live._open

@@ -4,7 +4,8 @@
   state sent at connect and the updates after a seating change), never to a spectator, never the
   address; an address shared 8 days ago names nobody; a move computes nothing.
 - 共享位置 stores only a distance class per pair (no coordinate in any column), refuses bad numbers
-  and forgets the pair when a player leaves or the table ends.
+  and forgets the pair when a player leaves or the table ends; the cached coordinates go when their
+  player leaves (or is re-seated elsewhere), when the session starts and when it ends.
 - The rule-template options 同IP禁止同桌 / 距离过近禁止同桌 refuse a seat, and nothing changes.
 """
 
@@ -140,14 +141,64 @@ def test_share_over_http_refused_for_bad_input_and_for_others(client, full_table
     assert res.status_code == 400
 
 
-def test_table_end_forgets_the_pairs(full_table, players):
-    services.position_share(user=players[0], table_id=full_table.pk, lat=HOME[0], lon=HOME[1])
-    services.position_share(user=players[1], table_id=full_table.pk, lat=HOME[0], lon=HOME[1])
-    assert SeatDistance.objects.count() == 1
+def positions(table, users) -> list:
+    """What the cache still holds of these players' positions at ``table`` (None: nothing)."""
+    from django.core.cache import cache
+
+    return [cache.get(nearby.position_key(table.pk, u.pk)) for u in users]
+
+
+def share_all(table, users) -> None:
+    for user, (lat, lon) in zip(users, (HOME, FIFTY_M_EAST, TWO_KM_NORTH), strict=False):
+        services.position_share(user=user, table_id=table.pk, lat=lat, lon=lon)
+
+
+def test_table_end_forgets_the_pairs_and_the_positions(full_table, players):
+    share_all(full_table, players)
+    assert SeatDistance.objects.count() == 3
+    assert None not in positions(full_table, players)
     from apps.tables.verbs import dissolve
 
     dissolve.dissolve_vote(user=players[0], table_id=full_table.pk, vote=True)  # the creator, waiting
     assert SeatDistance.objects.count() == 0
+    assert positions(full_table, players) == [None, None, None]
+
+
+def test_a_player_who_leaves_takes_his_position(full_table, players):
+    share_all(full_table, players[:2])
+    services.table_leave(user=players[1], table_id=full_table.pk)
+    assert positions(full_table, players[:2]) == [HOME, None]  # the table still waits: his goes
+    services.table_join(user=players[1], table_id=full_table.pk)
+    services.position_share(user=players[1], table_id=full_table.pk, lat=HOME[0], lon=HOME[1])
+    assert SeatDistance.objects.get(table=full_table).closeness == "m100"  # measured afresh
+
+
+def test_positions_go_when_the_session_starts_the_classes_when_it_ends(players, make_template):
+    table = services.table_open(user=players[0], template=make_template(hands=1))
+    for user in players[1:]:
+        services.table_join(user=user, table_id=table.pk)
+    share_all(table, players)
+    ready_all(table.pk, players)  # the session starts: no one shares any more
+    assert positions(table, players) == [None, None, None]
+    assert SeatDistance.objects.filter(table=table).count() == 3  # shown for the whole session
+    play_hand_via_services(table.pk, players, rng=random.Random(4))
+    table.refresh_from_db()
+    assert table.status == "finished"
+    assert not SeatDistance.objects.filter(table=table).exists()
+    assert positions(table, players) == [None, None, None]
+
+
+def test_an_arranged_reseat_takes_the_old_players_position(club, players, make_user, template):
+    from apps.clubs.models import Membership
+    from apps.tables.verbs import arranged
+
+    table = arranged.arranged_open(club=club, users=players, rules=template, hands=1, name="赛桌", hold=True)
+    share_all(table, players)
+    newcomer = make_user(username="newcomer")
+    Membership.objects.create(club=club, user=newcomer)
+    arranged.seat_swap_user(table_id=table.pk, index=1, user=newcomer)
+    assert positions(table, players) == [HOME, None, TWO_KM_NORTH]
+    assert SeatDistance.objects.filter(table=table).count() == 1
 
 
 def test_same_network_rule_refuses_a_seat(players, make_template):

@@ -204,3 +204,75 @@ def test_practice_rematch_readds_the_bots(players, make_template):
     assert [(s.user_id, s.bot, s.ready) for s in seats] == [(players[0].pk, "", False), (None, "normal", True),
                                                            (None, "random", True)]
     assert new.status == "waiting"
+
+
+def seen_on_one_network(*users):
+    from apps.accounts.services import address_seen
+
+    for user in users:
+        address_seen(user=user, ip="10.0.0.7")
+
+
+@pytest.fixture
+def ended_same_network_rule(players, make_template):
+    """An ended table whose rules forbid two players from one network (同IP禁止同桌); players 0 and
+    2 were seen at one address after it was seated."""
+    template = make_template(name="同IP禁止", hands=1)
+    template.forbid_same_network = True
+    template.save()
+    table = finished_table(players, template)
+    seen_on_one_network(players[0], players[2])
+    return table
+
+
+def seated(table) -> list:
+    return [s.user_id for s in Seat.objects.filter(table=table).order_by("index")]
+
+
+@pytest.mark.django_db
+def test_the_same_network_rule_leaves_a_player_out_and_tells_him_why(client, players, ended_same_network_rule):
+    ended = ended_same_network_rule
+    response = post(client, players[1], ended.pk, **JSON)
+    assert response.status_code == 200
+    new = Table.objects.get(rematch_of=ended)
+    assert new.forbid_same_network
+    assert seated(new) == [players[0].pk, players[1].pk, None]  # seat order: player 2 meets player 0
+    assert_refused(post(client, players[2], ended.pk, HTTP_ACCEPT_LANGUAGE="zh-hans", **JSON), 409,
+                   "seating_rule", "你与 玩家0 最近在同一网络登录，本桌规则不允许同桌")
+    assert seated(new) == [players[0].pk, players[1].pk, None]  # nothing changed
+    assert post(client, players[0], ended.pk, **JSON).json() == {"url": f"/tables/{new.pk}/"}
+    with pytest.raises(TableError) as err:  # nor may he join it by hand
+        services.table_join(user=players[2], table_id=new.pk)
+    assert err.value.code == "seating_rule"
+
+
+@pytest.mark.django_db
+def test_the_player_who_asks_is_seated_first(players, ended_same_network_rule):
+    new, created = rematch.table_rematch(user=players[2], table_id=ended_same_network_rule.pk)
+    assert created and seated(new) == [None, players[1].pk, players[2].pk]
+    with pytest.raises(TableError) as err:
+        rematch.table_rematch(user=players[0], table_id=ended_same_network_rule.pk)
+    assert err.value.code == "seating_rule"
+
+
+@pytest.mark.django_db
+def test_without_the_rule_everyone_is_seated_again(players, ended):
+    seen_on_one_network(*players)
+    new, created = rematch.table_rematch(user=players[0], table_id=ended.pk)
+    assert created and seated(new) == [p.pk for p in players]
+
+
+@pytest.mark.django_db
+def test_a_match_table_drops_the_seating_rules_and_seats_whom_it_is_given(club, players, make_template):
+    """A match's seating keeps one network's players apart when it can (matches/selectors.avoid_reasons);
+    its table never refuses or unseats one of them (arranged.arranged_open)."""
+    template = make_template(name="比赛规则")
+    template.forbid_same_network = template.forbid_near = True
+    template.save()
+    seen_on_one_network(*players)
+    table = arranged.arranged_open(club=club, users=players, rules=template, hands=1, name="比赛桌", hold=True)
+    assert not table.forbid_same_network and not table.forbid_near
+    assert seated(table) == [p.pk for p in players]
+    for user in players:  # all within 100 m: nobody loses his seat
+        services.position_share(user=user, table_id=table.pk, lat=28.228, lon=112.9388)
+    assert seated(table) == [p.pk for p in players]

@@ -236,7 +236,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
         # they wait here, in order, and ``_drain`` forwards them; None: deliver at once.
         self._backlog: list | None = []
         self._holds = 0
-        self._limits = limits.Buckets()
+        self._limits = limits.socket_buckets()
         self._progress: asyncio.Event | None = None  # set when this socket's seq moves (an ack waits)
         if self.user is None or not self.user.is_authenticated:
             await self._refuse(CLOSE_SIGN_IN)

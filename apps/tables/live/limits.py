@@ -4,8 +4,10 @@
   a burst, then a steady rate; unknown types and unreadable frames share ``other``). A message
   over its limit is answered ``rate_limited`` and nothing else happens: no database call, no lock.
   The numbers leave a real player far below them (a move every few seconds, a resync after a gap).
-- A user has at most ``MAX_SOCKETS_PER_USER`` sockets at one table in a process (nginx sends every
-  socket of a table to the same process: deploy/README.md), so a script cannot pile up sockets.
+  The buckets are config/ratelimit.py's, which the page's own socket (/ws/me/) uses too.
+- A user has at most ``MAX_SOCKETS_PER_USER`` (config/ratelimit.py) sockets at one table in a
+  process (nginx sends every socket of a table to the same process: deploy/README.md), so a
+  script cannot pile up sockets.
 - A seat sends at most one 快捷语 or reaction every ``PHRASE_EVERY`` seconds and
   ``PHRASE_PER_MINUTE`` in any minute (``SeatPhrases``, issue #47), whatever the number of its player's
   sockets (this process's memory: every socket of a table reaches one process, as for ``Acked``).
@@ -23,6 +25,11 @@ import time
 from collections import OrderedDict, deque
 from typing import Any
 
+from config.ratelimit import MAX_SOCKETS_PER_USER, Buckets
+
+__all__ = ["LIMITS", "MAX_SOCKETS_PER_USER", "RATE_LIMITED_MESSAGE", "Acked", "SeatPhrases", "acked", "phrases",
+           "socket_buckets"]
+
 # type -> (burst, per second). ``resync``: as before issue #41 (consumers.RESYNC_BURST/RESYNC_EVERY).
 LIMITS: dict[str, tuple[int, float]] = {
     "act": (10, 5.0),
@@ -35,58 +42,12 @@ LIMITS: dict[str, tuple[int, float]] = {
     "phrase": (3, 1.0),  # a 快捷语 frame (its real limit is per seat: ``SeatPhrases``)
     "other": (10, 1.0),  # unknown types, bad JSON, too large, a bad id
 }
-MAX_SOCKETS_PER_USER = 4
 RATE_LIMITED_MESSAGE = "操作太频繁，请稍候再试。"  # (zh-hans: the site's language; the page may show it as is)
 
 
-class Bucket:
-    """A token bucket: ``burst`` at once, then ``rate`` per second.
-
-    >>> b = Bucket(2, 1.0, now=0.0)
-    >>> [b.take(now=0.0), b.take(now=0.0), b.take(now=0.0), b.take(now=1.0)]
-    [True, True, False, True]
-    >>> round(b.wait(now=1.0), 2)
-    1.0
-    """
-
-    __slots__ = ("burst", "rate", "tokens", "at")
-
-    def __init__(self, burst: int, rate: float, *, now: float | None = None):
-        self.burst, self.rate = burst, rate
-        self.tokens = float(burst)
-        self.at = time.monotonic() if now is None else now
-
-    def take(self, *, now: float | None = None) -> bool:
-        now = time.monotonic() if now is None else now
-        self.tokens = min(self.burst, self.tokens + (now - self.at) * self.rate)
-        self.at = now
-        if self.tokens < 1:
-            return False
-        self.tokens -= 1
-        return True
-
-    def wait(self, *, now: float | None = None) -> float:
-        """Seconds until the next token."""
-        now = time.monotonic() if now is None else now
-        tokens = min(self.burst, self.tokens + (now - self.at) * self.rate)
-        return max(0.0, (1 - tokens) / self.rate)
-
-
-class Buckets:
-    """One socket's buckets, made as its messages come."""
-
-    __slots__ = ("buckets",)
-
-    def __init__(self):
-        self.buckets: dict[str, Bucket] = {}
-
-    def take(self, kind: str) -> Bucket | None:
-        """None when a message of ``kind`` may go on; else its (empty) bucket."""
-        kind = kind if kind in LIMITS else "other"
-        bucket = self.buckets.get(kind)
-        if bucket is None:
-            bucket = self.buckets[kind] = Bucket(*LIMITS[kind])
-        return None if bucket.take() else bucket
+def socket_buckets() -> Buckets:
+    """A new table socket's buckets (``LIMITS``)."""
+    return Buckets(LIMITS)
 
 
 ACKED_KEEP = 20000

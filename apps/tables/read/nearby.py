@@ -8,11 +8,12 @@ never the address or a coordinate itself):
 - ``distance``: both shared their location at this table (``position_share``): the class of their
   distance (``Closeness``), stored per pair as a ``SeatDistance`` row, never a coordinate.
 
-A shared position is kept in the cache (memory, never the database) for ``POSITION_SECONDS`` so a
-later sharer at the table can be measured against it, and dropped when its player leaves (the
-writes: transaction/nearby.py). The rule-template options ``forbid_same_network`` /
-``forbid_near`` refuse a seat that breaks them (``seat_refusal`` on joining; a sharer within
-100 m of someone seated loses his seat, verbs/services.py ``position_share``).
+A shared position is kept in the cache (memory, never the database) for at most
+``POSITION_SECONDS`` so a later sharer at the waiting table can be measured against it, and dropped
+when its player leaves, when the session starts and when it ends (the writes: transaction/nearby.py). The rule-template options ``forbid_same_network`` /
+``forbid_near`` refuse a seat that breaks them (``seat_refusal`` on joining and at a 再来一局,
+verbs/rematch.py; a sharer within 100 m of someone seated loses his seat, verbs/services.py
+``position_share``). A match's tables drop both (verbs/arranged.py says why).
 """
 
 from __future__ import annotations

@@ -43,6 +43,8 @@ def maybe_start(ctx: Ctx) -> None:
     if table.status == TableStatus.WAITING:
         table.status = TableStatus.PLAYING
         ctx.event("table.start", {"dealer": table.dealer})
+        # No one shares a position once the table plays: the ones shared are measured, and go.
+        nearby.drop_positions(table_id=table.pk, user_ids=[s.user_id for s in ctx.seats if s.user_id])
     if table.piao_choices:
         open_piao(ctx)
     else:
@@ -278,7 +280,8 @@ def end_session(ctx: Ctx, *, reason: str) -> None:
             ctx.touch(seat)
     summary = [{"seat": s.index, "user": s.user_id, "bot": s.bot, "total": s.score, "wins": s.wins}
                for s in ctx.seats]
-    nearby.forget(table_id=table.pk)  # the distance classes live as long as the session
+    # The distance classes live as long as the session, the seated players' positions no longer.
+    nearby.forget(table_id=table.pk, seated=[s.user_id for s in ctx.seats if s.user_id])
     ctx.event("table.end", {"reason": reason, "hands_played": table.hands_played, "summary": summary})
     table_finished.send(sender=Table, table=table, reason=reason)
 

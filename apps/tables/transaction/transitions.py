@@ -30,6 +30,8 @@ TUOGUAN_AFTER_TIMEOUTS = 2  # time-outs in a row before a seat is put on 托管
 
 
 def do_sit(ctx: Ctx, seat: Seat, user) -> None:
+    if seat.user_id and seat.user_id != user.pk:  # a seat given to another (an arranged re-seat)
+        nearby.forget(table_id=ctx.table.pk, user_id=seat.user_id)
     seat.user, seat.bot, seat.ready = user, "", False
     ctx.touch(seat)
     ctx.event("seat.join", {"seat": seat.index, "user": user.pk, "name": user.name})

@@ -50,6 +50,12 @@ def arranged_open(*, club, users: list, rules: RuleSnapshot, hands: int, name: s
                       practice=practice, arranged=True, created_by=by)
         table.copy_rules(rules)
         table.drop_escape()  # an arranged (match) table: its absence rules govern, never 逃跑 (§8.6)
+        # Nor the seating rules 同IP禁止同桌 / 距离过近禁止同桌 (issue #47), which refuse or take a
+        # seat: the arranger seats its players and nobody joins. A match's seating keeps players
+        # seen at one address (30 days, apps/matches/selectors.avoid_reasons) apart whenever it can
+        # and shows its organiser the pairs it could not; refusing one of them here would cost him
+        # his round. The page's same-network and distance warnings still show.
+        table.forbid_same_network = table.forbid_near = False
         table.save()
         Seat.objects.bulk_create([Seat(table=table, index=i) for i in range(table.players)])
         with table_action(table.pk, play=False) as ctx:

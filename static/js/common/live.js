@@ -12,7 +12,9 @@ import { showToast } from "./toast.js";
 
 const PING_MS = 25000;              // the server counts him online while pings come (notices.STALE_SECONDS)
 const BACKOFF_MS = [1000, 2000, 4000, 8000, 15000, 30000];
-const REFUSED = new Set([4401, 4403]);
+// Closes that end retrying: signed out, refused, and 4429 (too many of his pages hold one already:
+// a retry would be refused the same way; a reload tries again).
+const REFUSED = new Set([4401, 4403, 4429]);
 
 const config = JSON.parse(document.getElementById("live-config")?.textContent || "null");
 const bell = document.querySelector("[data-live-bell]");
