@@ -6,6 +6,8 @@ from django.utils.translation import get_language, pgettext
 from django.utils.translation import gettext as _
 
 from apps.engine.scoring.mingtang import CHINESE_NAMES
+from apps.tables.models import Closeness
+from apps.tables.read.nearby import warning_words
 
 
 def mingtang_labels() -> dict[str, str]:
@@ -17,6 +19,7 @@ def mingtang_labels() -> dict[str, str]:
 
 
 def table_strings() -> dict:
+    nearby_words = warning_words()
     return {
         "mingtangNames": mingtang_labels(),
         "error_generic": _("That did not work; the table was refreshed."),
@@ -143,9 +146,8 @@ def table_strings() -> dict:
         "awayPlayedForMe": _("the system played %(cards)s for you"),
         "awayDiscards": _("%(who)s discarded %(cards)s"),
         # Issue #47: players on one network or close together (static/js/table/nearby.js).
-        "nearbyNetwork": _("%(a)s and %(b)s signed in from the same network recently"),
-        "nearbyM100": _("%(a)s and %(b)s are very close (within 100 m)"),
-        "nearbyKm1": _("%(a)s and %(b)s are close (within 1 km)"),
+        "nearbyNetwork": nearby_words["network"], "nearbyM100": nearby_words[Closeness.M100],
+        "nearbyKm1": nearby_words[Closeness.KM1],
         "nearbyTitle": _("Same network / close together"),
         # Issue #47: 邀请 at a waiting table (static/js/table/invite.js).
         "invite": _("Invite"), "invited": _("Invited"), "inviteTitle": _("Invite club members who are online"),

@@ -201,5 +201,24 @@ def assert_no_overflow(page) -> None:
     assert page.evaluate("() => document.documentElement.scrollWidth") <= width + 1
 
 
+def assert_in_view(locator) -> None:
+    """The element is shown and wholly inside the window (a toast, a dialog: nothing cut off)."""
+    assert locator.is_visible()
+    box = locator.bounding_box()
+    size = locator.page.viewport_size
+    assert box and box["x"] >= -1 and box["y"] >= -1, box
+    assert box["x"] + box["width"] <= size["width"] + 1 and box["y"] + box["height"] <= size["height"] + 1, (box, size)
+
+
+def assert_on_top(locator) -> None:
+    """Nothing covers the element: what the window shows at its centre is it (or inside it)."""
+    assert_in_view(locator)
+    assert locator.evaluate("""(el) => {
+        const r = el.getBoundingClientRect();
+        const top = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2);
+        return el === top || el.contains(top);
+    }"""), "covered by another element"
+
+
 def assert_chinese(text: str) -> None:
     assert not LATIN_WORD.findall(text), f"English on the zh-hans page: {LATIN_WORD.findall(text)}"

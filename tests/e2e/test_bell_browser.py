@@ -3,7 +3,9 @@ in-process beat) at 390×844 portrait, 844×390 landscape and a desktop:
 
 - 李四 is on the club page; 张三, seated at his waiting table, opens 邀请: 李四 is listed (online),
   王五 (never signed in) is not; 张三 invites him; 李四's club page shows the toast 张三 邀请你…
-  with 加入, and 加入 seats him at the table (the waiting panel names him, 准备 is his);
+  with 加入, and 加入 seats him at the table (the waiting panel names him, 准备 is his); the
+  dialog, the toast and the seated page are each also looked at held sideways and on a desktop
+  (in sight, uncovered, no overflow), not replayed;
 - the club page keeps itself true: 东家 watching it sees 王五's new table and 赵六's join request
   (the pending count) come without a reload;
 - a match reminder (check-in opens), sent by the beat job start_due_matches, appears on 李四's page
@@ -19,13 +21,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.browser import PASSWORD, assert_no_overflow, sign_in
+from tests.e2e.browser import PASSWORD, assert_in_view, assert_no_overflow, assert_on_top, sign_in
 from tests.e2e.e2e_server import serve
 from tests.e2e.seeds import club_script
 
 os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
 
 ROOT = Path(__file__).resolve().parents[2]
+OTHER_SIZES = (("landscape", (844, 390)), ("desktop", (1280, 800)))
 SHOTS = [Path("/tmp/shots/r-bell"), ROOT / "test-output"]
 
 pytestmark = pytest.mark.e2e
@@ -80,6 +83,18 @@ def shot(page, name: str, full: bool = False) -> None:
         page.screenshot(path=str(out / f"bell_{name}.png"), full_page=full)
 
 
+def at_other_sizes(page, name: str, *selectors: str) -> None:
+    """The page as it stands, held sideways and on a desktop: the parts named are in sight and
+    uncovered, nothing overflows; then back to 390×844 for the rest of the test."""
+    for label, (w, h) in OTHER_SIZES:
+        page.set_viewport_size({"width": w, "height": h})
+        for selector in selectors:
+            assert_on_top(page.locator(selector).first)
+        assert_no_overflow(page)
+        shot(page, f"{name}_{label}")
+    page.set_viewport_size({"width": 390, "height": 844})
+
+
 def live(page) -> None:
     """Wait until the page's own socket said hello (the bell knows its count)."""
     page.wait_for_selector("[data-live-bell][data-unread]", state="attached")
@@ -98,6 +113,8 @@ def test_an_invitation_reaches_a_member_on_the_club_page_and_seats_him(server, b
     names = zhang.locator(".invite-dialog .invite-name").all_inner_texts()
     assert names == ["李四"]  # online; 王五 never signed in, 东家 neither, 张三 is at the table
     shot(zhang, "invite_dialog")
+    assert_in_view(zhang.locator(".invite-dialog"))
+    at_other_sizes(zhang, "invite_dialog", ".invite-dialog .invite-name", ".invite-dialog .invite-send")
     zhang.click(".invite-dialog .invite-send")
     zhang.wait_for_function("() => document.querySelector('.invite-status').textContent === '已邀请 李四。'")
     assert zhang.locator(".invite-dialog .invite-send").inner_text() == "已邀请"
@@ -109,11 +126,14 @@ def test_an_invitation_reaches_a_member_on_the_club_page_and_seats_him(server, b
     assert li.locator(".bell-count").inner_text() == "1"
     assert_no_overflow(li)
     shot(li, "invite_toast")
+    assert_on_top(toast.locator("button[type=submit]"))
+    at_other_sizes(li, "invite_toast", ".notice-toast p", ".notice-toast button[type=submit]", ".bell-count")
     toast.locator("button[type=submit]").click()
     li.wait_for_url(f"{base}/tables/{table}/")
     li.wait_for_selector("#waiting .act-ready")  # seated: 准备 is his to press
     assert "李四" in li.locator("#waiting .seat-list").inner_text()
     shot(li, "invite_seated")
+    at_other_sizes(li, "invite_seated", "#waiting .act-ready", "#waiting .seat-list > li >> nth=1")
     zhang.context.close()
     li.context.close()
 

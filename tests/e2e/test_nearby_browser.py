@@ -1,10 +1,16 @@
-"""Browser test of issue #47, "same network, close together", at 390×844 on the real server:
+"""Browser test of issue #47, "same network, close together", at 390×844 on the real server (the
+last state also at 844×390 and on a desktop, 1280×800):
 
 - 张三 and 李四 signed in from one address (the live server sees 127.0.0.1 for both): at their
   waiting table both read "张三 和 李四 最近在同一网络登录", on the panel and in the table's info
   (规则) panel; the club's owner looking at the table sees nothing of it;
 - each taps 共享位置 with a geolocation override 50 m apart: both then read 距离很近（100米内）,
-  never a number of metres.
+  never a number of metres;
+- 张三 taps 李四's seat (his line in the waiting room; sideways, his avatar on the board): the
+  player card says, in the warning's words, that the two of them share a network and are very
+  close; the owner's card of 李四 says nothing of it;
+- at 844×390 the warning sits beside the waiting room, and at both other sizes nothing covers it,
+  its 共享位置 or 准备.
 
 Screenshots: /tmp/shots/r-net/nearby_*.png (and test-output/). Skips when chromium or Playwright is missing.
 """
@@ -17,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.browser import PASSWORD, assert_no_overflow, sign_in
+from tests.e2e.browser import PASSWORD, assert_in_view, assert_no_overflow, assert_on_top, sign_in
 from tests.e2e.e2e_server import serve
 from tests.e2e.seeds import club_script
 
@@ -107,3 +113,44 @@ def test_same_network_and_close_together(server, browser):
         assert not re.search(r"\d+(\.\d+)?\s*(米|m)\b(?!内)", text.replace("100米内", ""))
     shot(li, "close_together")
     assert "距离" not in owner.inner_text("body")
+
+    # The player card: 张三 taps 李四's seat (the waiting room's list: seat 1). The warning's own
+    # words about the two of them, in one line; the owner's card of 李四 has none of it.
+    zhang.click("#waiting .seat-list > li >> nth=1")
+    zhang.wait_for_selector("dialog.player-card[open] .player-card-nearby")
+    assert "李四" in zhang.inner_text("dialog.player-card .player-card-name")
+    line = zhang.inner_text("dialog.player-card .player-card-nearby")
+    assert line == f"{warning} · 张三 和 李四 距离很近（100米内）"
+    assert not re.search(r"\d+(\.\d+)?\s*(米|m)\b(?!内)", line.replace("100米内", ""))
+    assert_in_view(zhang.locator("dialog.player-card"))
+    shot(zhang, "player_card")
+    owner.click("#waiting .seat-list > li >> nth=1")
+    owner.wait_for_selector("dialog.player-card[open] .player-card-record")
+    card = owner.inner_text("dialog.player-card")
+    assert "李四" in card and "同一网络" not in card and "距离" not in card
+    assert owner.locator("dialog.player-card .player-card-nearby").count() == 0
+    owner.keyboard.press("Escape")
+    zhang.keyboard.press("Escape")
+    zhang.wait_for_selector("dialog.player-card", state="detached")
+
+    # The other sizes, once at the end: the warning and the card fit a phone held sideways and a desktop.
+    for label, (w, h) in (("landscape", (844, 390)), ("desktop", (1280, 800))):
+        zhang.set_viewport_size({"width": w, "height": h})
+        assert warning in zhang.inner_text("#nearby")
+        for part in ("#nearby .nearby-line >> nth=0", "#nearby .nearby-share", "#waiting .act-ready"):
+            assert_on_top(zhang.locator(part))  # the warning, its button and the room's 准备, none covered
+        assert_no_overflow(zhang)
+        shot(zhang, f"close_together_{label}")
+        # Sideways, 李四's avatar on the board is in sight beside the waiting room: tap it there.
+        seat = zhang.locator("[data-seat='1'] .avatar" if label == "landscape" else "#waiting .seat-list > li >> nth=1")
+        assert_on_top(seat)
+        seat.click()
+        zhang.wait_for_selector("dialog.player-card[open] .player-card-nearby")
+        assert "李四" in zhang.inner_text("dialog.player-card .player-card-name")
+        assert_in_view(zhang.locator("dialog.player-card"))
+        assert_no_overflow(zhang)
+        shot(zhang, f"player_card_{label}")
+        zhang.keyboard.press("Escape")
+        zhang.wait_for_selector("dialog.player-card", state="detached")
+    for page in (zhang, li, owner):
+        page.context.close()

@@ -1,16 +1,21 @@
 """Issue #47: the table page's player card: a seat's player and his record in the table's club this
-month (the month's leaderboard line), readable by members of that club only."""
+month (the month's leaderboard line), readable by members of that club only; to a seated player,
+the card of another seated player adds the table's 同一网络 / 距离 warning about the two of them
+(never to a spectator, never metres)."""
 
 from __future__ import annotations
+
+from datetime import timedelta
 
 import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from apps.clubs.models import Membership, RuleTemplate
+from apps.accounts.services import address_seen
+from apps.clubs.models import Membership, Role, RuleTemplate
 from apps.ledgers import selectors
 from apps.ledgers.models import LeaderboardBucket, Span
-from apps.tables.models import Seat
+from apps.tables.models import Closeness, Seat, SeatDistance
 from apps.tables.verbs import services
 
 pytestmark = pytest.mark.django_db
@@ -42,8 +47,8 @@ def _card(client, table_id, seat):
 def test_a_member_reads_a_players_month_from_the_leaderboard(client, setup, django_assert_max_num_queries):
     club, owner, member, table = setup
     client.force_login(owner)
-    with django_assert_max_num_queries(6):  # session, user, table, membership, seat, buckets
-        response = _card(client, table.pk, "1")
+    with django_assert_max_num_queries(8):  # session, user, table, membership, seats, buckets,
+        response = _card(client, table.pk, "1")  # and (a seated viewer) addresses, distances
     card = response.json()
     board = {row.user_id: row for row in selectors.leaderboard(club=club, period="month")}[member.pk]
     assert card["name"] == "老王" and card["seat"] == 1
@@ -89,3 +94,71 @@ def test_the_table_page_loads_the_card_module(client, setup):
     client.force_login(owner)
     html = client.get(reverse("tables:detail", args=[table.pk])).content.decode()
     assert "js/table/player_card.js" in html
+
+
+def seen(user, ip="10.0.0.7", days_ago=0):
+    address_seen(user=user, ip=ip, at=timezone.now() - timedelta(days=days_ago))
+
+
+@pytest.fixture
+def spectator(setup, make_user):
+    club, owner, member, table = setup
+    user = make_user("watcher", display_name="看客")  # a member of the club, not seated
+    Membership.objects.create(club=club, user=user, role=Role.MEMBER)
+    return user
+
+
+def test_a_seated_player_reads_that_he_shares_a_network_with_the_other(client, setup, spectator,
+                                                                       django_assert_max_num_queries):
+    club, owner, member, table = setup
+    seen(owner)
+    seen(member)
+    seen(spectator)  # on that network too, but not seated
+    client.force_login(owner)
+    with django_assert_max_num_queries(8):
+        card = _card(client, table.pk, "1").json()
+    assert card["nearby"] == ["群主 和 老王 最近在同一网络登录"]  # the table warning's line
+    client.force_login(member)
+    assert _card(client, table.pk, "0").json()["nearby"] == ["群主 和 老王 最近在同一网络登录"]
+    assert _card(client, table.pk, "me").json()["nearby"] == []  # his own card: nothing to say
+    assert "nearby" not in _card(client, table.pk, "2").json()  # a bot's card
+
+
+def test_the_distance_class_never_metres(client, setup):
+    club, owner, member, table = setup
+    low, high = sorted((owner, member), key=lambda u: u.pk)
+    SeatDistance.objects.create(table=table, user_low=low, user_high=high, closeness=Closeness.KM1)
+    client.force_login(member)
+    card = _card(client, table.pk, "0").json()
+    assert card["nearby"] == ["群主 和 老王 距离较近（1公里内）"]
+    seen(owner)
+    seen(member)
+    SeatDistance.objects.filter(table=table).update(closeness=Closeness.M100)
+    assert _card(client, table.pk, "0").json()["nearby"] == [
+        "群主 和 老王 最近在同一网络登录", "群主 和 老王 距离很近（100米内）"]
+    SeatDistance.objects.filter(table=table).update(closeness=Closeness.FAR)  # farther: no warning
+    assert _card(client, table.pk, "0").json()["nearby"] == ["群主 和 老王 最近在同一网络登录"]
+
+
+def test_a_spectator_never_gets_it(client, setup, spectator, django_assert_max_num_queries):
+    club, owner, member, table = setup
+    for user in (owner, member, spectator):
+        seen(user)
+    low, high = sorted((owner, member), key=lambda u: u.pk)
+    SeatDistance.objects.create(table=table, user_low=low, user_high=high, closeness=Closeness.M100)
+    client.force_login(spectator)
+    for seat in ("0", "1"):
+        with django_assert_max_num_queries(6):  # no address or distance read for him
+            response = _card(client, table.pk, seat)
+        card = response.json()
+        assert card["nearby"] == [] and card["record"] is not None
+        assert "同一网络" not in response.content.decode() and "距离" not in response.content.decode()
+
+
+def test_nothing_when_none_applies(client, setup):
+    club, owner, member, table = setup
+    seen(owner, ip="10.0.0.7")
+    seen(member, ip="10.0.0.8")  # another network
+    seen(member, ip="10.0.0.7", days_ago=8)  # the same one, but more than 7 days ago
+    client.force_login(owner)
+    assert _card(client, table.pk, "1").json()["nearby"] == []

@@ -80,6 +80,17 @@ def network_pairs(user_ids, *, extra: int | None = None) -> list[tuple[int, int]
     return sorted(tuple(sorted(p)) for p in shared_address_pairs(user_ids=ids, since=since))
 
 
+def warning_words() -> dict[str, str]:
+    """The warning's sentences (``%(a)s``, ``%(b)s``: the pair's names) in the active language, by
+    fact: ``"network"`` or a distance class. The table page's (tables/i18n.py hands them to
+    static/js/table/nearby.js) and the player card's (``pair_lines``)."""
+    return {
+        "network": _("%(a)s and %(b)s signed in from the same network recently"),
+        Closeness.M100: _("%(a)s and %(b)s are very close (within 100 m)"),
+        Closeness.KM1: _("%(a)s and %(b)s are close (within 1 km)"),
+    }
+
+
 def table_nearby(table_id: int, seats: list[Seat]) -> dict[str, list]:
     """``{"network": [{"users", "names"}], "distance": [{"users", "names", "closeness"}]}`` for the
     seated players: what each of them sees (presenters.py), computed when the seating changes."""
@@ -96,6 +107,20 @@ def table_nearby(table_id: int, seats: list[Seat]) -> dict[str, list]:
             out["distance"].append({"users": [low, high], "names": [names[low], names[high]],
                                     "closeness": closeness})
     return out
+
+
+def pair_lines(table_id: int, seats: list[Seat], viewer_id: int, other_id: int) -> list[str]:
+    """The table warning's lines about ``viewer_id`` and ``other_id`` (the player card a seated
+    player opens on another seat): [] unless both are seated players of the table. The same facts
+    and words as the table's warning (``table_nearby``, ``warning_words``): two queries when both
+    are seated, none otherwise."""
+    seated = _seated(seats)
+    if viewer_id == other_id or viewer_id not in seated or other_id not in seated:
+        return []
+    near, words, pair = table_nearby(table_id, seats), warning_words(), sorted((viewer_id, other_id))
+    facts = [("network", p) for p in near["network"]] + [(p["closeness"], p) for p in near["distance"]]
+    return [words[kind] % {"a": p["names"][0], "b": p["names"][1]}
+            for kind, p in facts if sorted(p["users"]) == pair and kind in words]
 
 
 def seat_refusal(*, table, seats: list[Seat], user) -> str | None:

@@ -1,6 +1,7 @@
-// The player card (issue #47): tapping a seat's avatar or name shows that player's name and his
-// record in the table's club this month, from /ledgers/tables/<id>/seats/<seat>/card/ (members
-// of the club only; the words come translated from the server). Kept apart from board.js and
+// The player card (issue #47): tapping a seat's avatar or name shows that player's name, his
+// record in the table's club this month and, to a seated player, whether the two of them share a
+// network or are close together, from /ledgers/tables/<id>/seats/<seat>/card/ (members of the
+// club only; the words come translated from the server). Kept apart from board.js and
 // panels.js: it only listens to taps on what they draw.
 import { h } from "../common/dom.js";
 
@@ -28,6 +29,9 @@ function show(card) {
     for (const [label, value] of card.lines) list.append(h("dt", "", label), h("dd", "", value));
     dialog.append(list);
   }
+  // 同一网络 / 距离 between the viewer and this player, in the table warning's words (a seated
+  // viewer's card of another seated player only; the server leaves it empty otherwise): one line.
+  if (card.nearby && card.nearby.length) dialog.append(h("p", "player-card-nearby", card.nearby.join(" · ")));
   const close = h("button", "btn player-card-close", card.close);
   close.type = "button";
   close.addEventListener("click", () => dialog.close());
