@@ -398,6 +398,16 @@ def latest_fairplay(*, club, user_ids) -> dict[int, FairPlayResult]:
     return latest
 
 
+def by_fairplay(pairs: list, latest: dict[int, FairPlayResult]) -> list:
+    """The report's pairs, the pair whose stronger player's latest 信息优势 score is highest first
+    (pairs with no score last, each group in the report's own order): the column's sort."""
+    def key(pair):
+        scores = [latest[u].score for u in (pair.a, pair.b) if u in latest and latest[u].score is not None]
+        return (0, -max(scores)) if scores else (1, 0.0)
+
+    return sorted(pairs, key=key)
+
+
 def fairplay_result(*, club, result_id: int) -> FairPlayResult | None:
     return FairPlayResult.objects.select_related("user", "partner").filter(club=club, pk=result_id).first()
 

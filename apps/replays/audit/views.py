@@ -87,13 +87,20 @@ def collusion(request: HttpRequest, club_id: int) -> HttpResponse:
     club, membership = _auditor(request, club_id)
     form, since, until = _period(request)
     report = selectors.collusion_report(club=club, since=since, until=until)
-    page = Paginator(report.pairs, 100).get_page(request.GET.get("page"))
+    query = _period_query(request, form)
+    order = "fairplay" if request.GET.get("order") == "fairplay" else "score"
+    pairs = report.pairs
+    if order == "fairplay":  # every pair's players' scores (one query), then a page of them
+        fairplay = selectors.latest_fairplay(club=club, user_ids={u for r in pairs for u in (r.a, r.b)})
+        pairs = selectors.by_fairplay(pairs, fairplay)
+    page = Paginator(pairs, 100).get_page(request.GET.get("page"))
+    if order == "score":
+        fairplay = selectors.latest_fairplay(club=club, user_ids={u for r in page.object_list for u in (r.a, r.b)})
     return render(request, "replays/audit/collusion.html", {
         "club": club, "membership": membership, "form": form, "report": report, "page": page,
-        "query": _period_query(request, form),
+        "query": query, "order": order, "page_query": "&".join(q for q in (query, order == "fairplay" and "order=fairplay") if q),
         "review_score": selectors.REVIEW_SCORE, "floors": selectors.FLOORS,
-        "fairplay": selectors.latest_fairplay(club=club, user_ids={u for r in page.object_list for u in (r.a, r.b)}),
-        "fairplay_form": _fairplay_form(club, since, until),
+        "fairplay": fairplay, "fairplay_form": _fairplay_form(club, since, until),
     })
 
 
@@ -179,9 +186,13 @@ def collusion_csv(request: HttpRequest, club_id: int) -> HttpResponse:
         "shows_a_to_b", "shows_taken_a_to_b", "shows_b_to_a", "shows_taken_b_to_a", "wins_a_on_b", "wins_b_on_a",
         "declined_by", "declined", "declined_then_won", "declined_points", "shared_ips", "joins_together",
         "leaves_together", *[f"part_{k}" for k in selectors.SIGNALS],
+        # Each player's latest 信息优势 result (fairplay.py), as the report's column shows it.
+        "fairplay_a_score", "fairplay_a_p", "fairplay_a_flagged", "fairplay_b_score", "fairplay_b_p", "fairplay_b_flagged",
     ])
+    fairplay = selectors.latest_fairplay(club=club, user_ids={u for r in report.pairs for u in (r.a, r.b)})
     for i, r in enumerate(report.pairs, 1):
         f, d = r.feed, r.decline
+        fp = [fairplay.get(r.a), fairplay.get(r.b)]
         writer.writerow([
             i, round(r.score, 1), r.signal_count, _cell(r.names[0]), _cell(r.names[1]), r.hands, round(r.net, 2),
             round(r.flow_z, 2), _cell(r.name(f.giver)), _cell(r.name(f.taker)), f.discards, f.discards_taken,
@@ -189,6 +200,8 @@ def collusion_csv(request: HttpRequest, club_id: int) -> HttpResponse:
             r.ab.shows, r.ab.shows_taken, r.ba.shows, r.ba.shows_taken, r.ba.wins, r.ab.wins,
             _cell(r.name(d.giver)), d.declined, d.declined_then_won, d.declined_points, " ".join(r.ips),
             r.joins, r.leaves, *[round(r.parts[k], 3) for k in selectors.SIGNALS],
+            *[cell for row in fp for cell in (("", "", "") if row is None else
+                                              (round(row.score, 2), f"{row.p:.3g}", int(row.flagged)))],
         ])
     return response
 

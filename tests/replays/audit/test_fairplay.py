@@ -294,6 +294,48 @@ def test_the_collusion_report_shows_the_latest_score_of_each_player(world, clien
     assert body.count('data-testid="fp-cell"') >= 1
 
 
+def test_the_report_sorts_by_the_information_advantage_column(world, client, enqueued):
+    import re
+
+    from apps.replays.audit.services import record_hand
+
+    record_hand(hand_id=world.hand.pk)
+    _done(world, world.players[1])
+    client.force_login(world.owner)
+    url = reverse("audit:collusion", args=[world.club.pk])
+    body = client.get(url).content.decode()
+    assert 'data-testid="sort-fairplay"' in body and 'data-testid="sort-score"' not in body
+    body = client.get(url, {"order": "fairplay"}).content.decode()
+    assert 'data-testid="sort-score"' in body and 'data-testid="sort-fairplay"' not in body
+    pairs = [tuple(map(int, p.split("-"))) for p in re.findall(r'data-pair="(\d+-\d+)"', body)]
+    scored = [world.players[1].pk in p for p in pairs]
+    assert len(pairs) >= 2 and any(scored)
+    assert scored == sorted(scored, reverse=True), pairs  # the pairs with a score come first
+
+
+def test_the_collusion_csv_carries_each_players_latest_score(world, client, enqueued):
+    import csv
+    import io
+
+    from apps.replays.audit.services import record_hand
+
+    record_hand(hand_id=world.hand.pk)
+    row = _done(world, world.players[1])
+    client.force_login(world.owner)
+    response = client.get(reverse("audit:collusion_csv", args=[world.club.pk]))
+    rows = list(csv.DictReader(io.StringIO(response.content.decode())))
+    assert rows
+    names = {u.name: u for u in world.players}
+    for r in rows:
+        for side in ("a", "b"):
+            if names.get(r[f"user_{side}"]) == world.players[1]:
+                assert (r[f"fairplay_{side}_score"], r[f"fairplay_{side}_p"], r[f"fairplay_{side}_flagged"]) == (
+                    str(round(row.score, 2)), f"{row.p:.3g}", str(int(row.flagged)))
+            else:
+                assert r[f"fairplay_{side}_score"] == r[f"fairplay_{side}_p"] == ""
+    assert any(world.players[1].name in (r["user_a"], r["user_b"]) for r in rows)
+
+
 def test_p_in_words():
     from django.utils import translation
 
