@@ -35,8 +35,11 @@ WORDS = {
     "match_table": (_("Your table for round %(round)s of %(match)s is ready"), _("Go to the table")),
     "join_approved": (_("You are now a member of %(club)s"), _("Enter the club")),
     "join_rejected": (_("Your request to join %(club)s was not accepted"), _("View")),
+    "join_requested": (_("%(name)s asks to join %(club)s"), _("View")),
     "dispute_filed": (_("%(name)s filed a dispute on hand %(number)s at the table %(table)s"), _("View")),
     "dispute_answered": (_("Your dispute on hand %(number)s at the table %(table)s was answered"), _("View")),
+    "dispute_reviewing": (_("%(name)s is reviewing the dispute on hand %(number)s at the table %(table)s"), _("View")),
+    "dispute_resolved": (_("%(name)s resolved the dispute on hand %(number)s at the table %(table)s"), _("View")),
 }
 POST_KINDS = frozenset({"table_invite"})
 RECENT = 20  # notices the bell's list shows

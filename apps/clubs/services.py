@@ -207,6 +207,11 @@ def join_request_create(*, invite: Invite, user) -> JoinRequest:
     invite.uses += 1
     invite.save(update_fields=["uses"])
     live.nudge_on_commit(club.pk)  # the managers' pending count on the club page
+    # The club's managers hear of it on whatever page they are (their requests page and the tab
+    # bar's count refresh themselves on this notice): once each.
+    managers = Membership.objects.filter(club=club, role__in=access.MANAGER_ROLES).values_list("user_id", flat=True)
+    notices.notify_each(recipient_ids=managers, kind="join_requested", key=f"join:{request.pk}:asked",
+                        params={"name": user.name, "club": club.name}, url=reverse("clubs:requests", args=[club.pk]))
     return request
 
 

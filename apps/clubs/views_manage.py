@@ -79,10 +79,12 @@ def invite_revoke(request: HttpRequest, club_id: int, invite_id: int) -> HttpRes
 @login_required
 def join_requests(request: HttpRequest, club_id: int) -> HttpResponse:
     club, membership = _manager(request, club_id)
+    pending = list(selectors.club_pending_requests(club=club))
     context = {
         "club": club,
         "membership": membership,
-        "requests": selectors.club_pending_requests(club=club),
+        "requests": pending,
+        "pending_count": len(pending),  # the tab bar's count
         "bans": selectors.club_bans(club=club),
     }
     return render(request, "clubs/requests.html", context)

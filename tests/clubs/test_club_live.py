@@ -80,7 +80,13 @@ async def test_join_requests_nudge_the_managers_count(club_world):
         club_services.join_request_approve(join_request=request, by=owner)
 
     await ask_and_approve()
-    assert await nudges(page) == 2
+    messages = []
+    while not await page.receive_nothing(timeout=0.3):
+        messages.append(await page.receive_json_from(timeout=2))
+    # Two nudges (asked, approved) and, the owner being a manager, the notice of the request
+    # (what his requests page and tab bar refresh on).
+    assert [m["type"] for m in messages].count("nudge") == 2
+    assert [m["notice"]["kind"] for m in messages if m["type"] == "notice"] == ["join_requested"]
     await page.disconnect()
 
 
@@ -102,3 +108,23 @@ def test_the_refetch_costs_a_fixed_number_of_queries(club_world, client):
     assert client.get(url).json()["pending"] is None
     client.force_login(outsider)
     assert client.get(url).status_code == 404
+
+
+def test_the_requests_page_costs_the_same_for_one_request_or_three(club_world, client, make_user):
+    """What the managers' requests page refetches when a join request comes (its data-live-refresh
+    part and the tab bar's count): a fixed number of queries, the count in the tab bar."""
+    club, _template, owner, _a, _b, outsider = club_world
+    invite = club_services.invite_create(club=club, by=owner)
+    club_services.join_request_create(invite=invite, user=outsider)
+    client.force_login(owner)
+    url = reverse("clubs:requests", args=[club.pk])
+    with CaptureQueriesContext(connection) as one:
+        page = client.get(url).content.decode()
+    assert 'id="join-requests" data-live-refresh="join_requested"' in page and "外人" in page
+    for name in ("new1", "new2"):
+        club_services.join_request_create(invite=invite, user=make_user(name))
+    with CaptureQueriesContext(connection) as three:
+        page = client.get(url).content.decode()
+    assert page.count('class="join-request"') == 3
+    assert '<span class="count">3</span>' in page
+    assert len(three.captured_queries) == len(one.captured_queries)

@@ -28,6 +28,7 @@ def test_an_approval_tells_the_asker_once_with_the_way_in(make_user, make_club, 
     with django_capture_on_commit_callbacks(execute=True):
         request = _ask(club, owner, asker)
     assert not Notice.objects.filter(recipient=asker).exists()  # asking tells the asker nothing
+    sent.clear()  # (it tells the owner: test_a_request_tells_each_manager_once_…)
     with django_capture_on_commit_callbacks(execute=True):
         services.join_request_approve(join_request=request, by=owner)
     with pytest.raises(ValidationError), django_capture_on_commit_callbacks(execute=True):
@@ -50,3 +51,22 @@ def test_a_refusal_tells_the_asker_without_a_link(make_user, make_club, django_c
     assert (notice.kind, notice.url) == ("join_rejected", "")
     with translation.override("zh-hans"):
         assert notices.render(notices.facts(notice))["text"] == "你加入 湘乡牌友会 的申请未通过"
+
+
+def test_a_request_tells_each_manager_once_with_the_requests_page(make_user, make_club, monkeypatch,
+                                                                  django_capture_on_commit_callbacks):
+    owner, admin, member, asker = make_user("owner"), make_user("admin"), make_user("member"), make_user("asker")
+    club = make_club("湘乡牌友会", owner=owner, admins=[admin], members=[member])
+    sent = []
+    monkeypatch.setattr(notices, "send", sent.append)
+    with django_capture_on_commit_callbacks(execute=True):
+        _ask(club, owner, asker)
+    with pytest.raises(ValidationError), django_capture_on_commit_callbacks(execute=True):
+        _ask(club, owner, asker)  # asking again while waiting is refused and tells nobody
+    told = Notice.objects.filter(kind="join_requested").order_by("recipient_id")
+    assert [n.recipient for n in told] == [owner, admin]  # the managers, not the members
+    assert {n.url for n in told} == {f"/clubs/{club.pk}/requests/"}
+    assert sent == list(told)
+    with translation.override("zh-hans"):
+        shown = notices.render(notices.facts(told[0]))
+    assert (shown["text"], shown["label"]) == ("asker 申请加入 湘乡牌友会", "查看")

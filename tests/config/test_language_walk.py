@@ -203,11 +203,20 @@ def world(make_user, make_club, client):
     client.force_login(admin)
     assert client.get(reverse("replays:hand", args=[draw.pk])).status_code == 200
     assert client.get(reverse("audit:collusion_csv", args=[club.pk])).status_code == 200
-    # 信息优势 (issue #44): asked for (it waits: the tests run no on_commit task) and opened.
-    fairplay_ask = client.post(reverse("audit:fairplay_ask", args=[club.pk]), {
-        "user": players[1].pk, "since": "2026-01-01", "until": "2026-12-31"})
+    # 信息优势 (issue #44): asked for (the tests run no on_commit task: it waits), opened, then
+    # computed here, so the walk reads its result page (a small budget: the engine's search is cut short).
+    from django.test import override_settings
+
+    from apps.replays.audit.fairplay import fairplay_compute
+    from apps.replays.audit.models import FairPlayResult
+
+    with override_settings(FAIRPLAY_BUDGET_MS=5):
+        fairplay_ask = client.post(reverse("audit:fairplay_ask", args=[club.pk]), {
+            "user": players[1].pk, "since": "2026-01-01", "until": "2026-12-31"})
     assert fairplay_ask.status_code == 302
     assert client.get(fairplay_ask["Location"]).status_code == 200
+    assert fairplay_compute(result_id=FairPlayResult.objects.get().pk) == "done"
+    assert FairPlayResult.objects.get().hands > 0  # a result with its parts, not "nothing to weigh"
     # A one-time password link for a member (issue #41).
     assert client.post(reverse("clubs:member_reset_link", args=[club.pk, players[3].pk])).status_code == 200
     client.logout()

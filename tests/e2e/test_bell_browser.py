@@ -7,7 +7,9 @@ in-process beat) at 390×844 portrait, 844×390 landscape and a desktop:
   dialog, the toast and the seated page are each also looked at held sideways and on a desktop
   (in sight, uncovered, no overflow), not replayed;
 - the club page keeps itself true: 东家 watching it sees 王五's new table and 赵六's join request
-  (the pending count) come without a reload;
+  (the pending count) come without a reload, and so does his open requests page (赵六 listed);
+- dispute pages keep themselves true: the 申诉 tab's count, the managers' list, a dispute's own page
+  (another judge's review and answer) and the filer's 我的申诉;
 - a match reminder (check-in opens), sent by the beat job start_due_matches, appears on 李四's page
   as a toast and in the bell's count; the bell's list shows it, and opening it clears the count.
 
@@ -158,6 +160,13 @@ def test_the_club_page_updates_without_a_reload(server, browser):
     wang.click("form.open-table button[type=submit]")
     wang.wait_for_url(f"{base}/tables/*/")
     owner.wait_for_function("() => [...document.querySelectorAll('#open-tables .card')].some((c) => c.textContent.includes('王五'))")
+    # 东家 also has the club's requests page open (a second tab): no request yet.
+    requests = owner.context.new_page()
+    requests.goto(f"{base}/clubs/{club}/requests/")
+    live(requests)
+    requests.evaluate("() => { window.notReloaded = true; }")
+    assert requests.locator("#join-requests .join-request").count() == 0
+    assert requests.locator("[data-pending-link] .count").is_hidden()
     code = server["shell"](MAKE_INVITE)
     zhao = sign_in(browser, base, "bl4")
     zhao.goto(f"{base}/clubs/join/{code}/")
@@ -168,6 +177,17 @@ def test_the_club_page_updates_without_a_reload(server, browser):
     assert owner.evaluate("() => window.notReloaded") is True
     assert_no_overflow(owner)
     shot(owner, "club_live", full=True)
+    # The requests page lists 赵六 with his 通过 / 拒绝, its tab's count says 1: no reload.
+    requests.locator(".notice-toast", has_text="赵六 申请加入 湘西牌友会").wait_for(timeout=15000)
+    requests.wait_for_selector("#join-requests .join-request")
+    assert "赵六" in requests.locator("#join-requests .join-request").inner_text()
+    assert requests.locator("#join-requests .join-request form[action$='/approve/'] button").is_visible()
+    requests.wait_for_function("() => document.querySelector('[data-pending-link] .count').textContent === '1'")
+    assert requests.locator("[data-pending-link] .count").is_visible()
+    assert requests.evaluate("() => window.notReloaded") is True
+    assert_no_overflow(requests)
+    shot(requests, "requests_live", full=True)
+    requests.close()
     # 东家 approves: 赵六's open 我的俱乐部 page shows the club, and his request answered, without a reload.
     zhao.goto(f"{base}/clubs/")
     live(zhao)
@@ -229,21 +249,25 @@ def test_a_match_reminder_appears_as_a_toast_and_in_the_bell(server, browser):
         page.context.close()
 
 
-# A finished hand of 张三, 李四 and 王五 (the owner, 东家, did not play in it: he may judge it).
-PLAYED_HAND = """
+# A finished hand of 张三, 李四 and 王五 (the owner, 东家, did not play in it: he may judge it), and
+# the club's admin 钱七 (another judge).
+PLAYED_HAND = f"""
 import random
 from apps.accounts.models import User
-from apps.clubs.models import Club
+from apps.clubs.models import Club, Membership
 from tests.replays.audit.helpers import TableWriter, days_ago, honest
 club = Club.objects.get(name="湘西牌友会")
+admin = User.objects.create_user(username="bl5", password="{PASSWORD}", display_name="钱七")
+Membership.objects.create(club=club, user=admin, role="admin")
 users = [User.objects.get(username=u) for u in ("bl1", "bl2", "bl3")]
 print(TableWriter(club, users, start=days_ago(1), name="争议桌").play([honest] * 3, "live", random.Random(5)).pk)
 """
 
 
 def test_dispute_pages_tell_the_truth_without_a_reload(server, browser):
-    """李四 files a dispute: 东家's open dispute list shows it (and a toast) without a reload; 东家
-    answers it: the answer appears on 李四's open 我的申诉 page without a reload."""
+    """李四 files a dispute: 东家's open dispute list shows it (and a toast), and the 申诉 tab's count,
+    without a reload; the admin 钱七 takes it up and answers it: 东家's open page of that dispute says
+    so, the tab's count goes, and the answer appears on 李四's open 我的申诉 page, without a reload."""
     base, club = server["url"], server["club"]
     hand = int(server["shell"](PLAYED_HAND))
     owner = sign_in(browser, base, "bl0")
@@ -251,6 +275,7 @@ def test_dispute_pages_tell_the_truth_without_a_reload(server, browser):
     live(owner)
     owner.evaluate("() => { window.notReloaded = true; }")
     assert owner.locator("#club-disputes [data-dispute]").count() == 0
+    assert owner.locator("#nav-disputes [data-testid=open-disputes]").count() == 0
     li = sign_in(browser, base, "bl2")
     li.goto(f"{base}/audit/disputes/new/{hand}/")
     li.check("input[name=kind][value=score]")
@@ -265,15 +290,37 @@ def test_dispute_pages_tell_the_truth_without_a_reload(server, browser):
     toast.wait_for(timeout=15000)
     owner.wait_for_selector("#club-disputes [data-dispute]")
     assert "最后一张牌的胡息算少了" in owner.locator("#club-disputes").inner_text()
+    owner.wait_for_selector("#nav-disputes [data-testid=open-disputes]")
+    assert owner.locator("#nav-disputes [data-testid=open-disputes]").inner_text() == "1"
     assert owner.evaluate("() => window.notReloaded") is True
     assert_no_overflow(owner)
     shot(owner, "dispute_filed_live", full=True)
 
-    judge = sign_in(browser, base, "bl0")
-    judge.goto(base + owner.locator("#club-disputes [data-dispute] a[href*='/disputes/']").first.get_attribute("href"))
+    # 东家 opens the dispute's page; 钱七, another judge, takes it up there.
+    dispute_url = base + owner.locator("#club-disputes [data-dispute] a[href*='/disputes/']").first.get_attribute("href")
+    detail = owner.context.new_page()
+    detail.goto(dispute_url)
+    live(detail)
+    detail.evaluate("() => { window.notReloaded = true; }")
+    assert "钱七" not in detail.locator("#dispute-facts").inner_text()
+    judge = sign_in(browser, base, "bl5")
+    judge.goto(dispute_url)
+    judge.click("form[action$='/review/'] button[type=submit]")
+    judge.wait_for_load_state()
+    detail.locator(".notice-toast", has_text="钱七 正在处理牌桌争议桌第 1 局的申诉").wait_for(timeout=15000)
+    detail.wait_for_function("() => document.querySelector('#dispute-facts').textContent.includes('由 钱七 审核')")
+    assert detail.locator("#dispute-actions form[action$='/review/']").count() == 0  # in review: no 开始审核
+    owner.wait_for_selector("#nav-disputes [data-testid=open-disputes]", state="detached")  # none open now
     judge.fill("textarea[name=outcome]", "看了回放，胡息没有算错")
     judge.click("form[action$='/resolve/'] button[type=submit]")
     judge.wait_for_load_state()
+    detail.wait_for_selector("#dispute-facts [data-testid=outcome]", timeout=15000)
+    assert detail.locator("#dispute-facts [data-testid=outcome]").inner_text() == "看了回放，胡息没有算错"
+    assert detail.locator("#dispute-actions form[action$='/resolve/']").count() == 0  # answered: no form
+    assert detail.evaluate("() => window.notReloaded") is True
+    assert owner.evaluate("() => window.notReloaded") is True
+    assert_no_overflow(detail)
+    shot(detail, "dispute_resolved_detail_live", full=True)
     li.wait_for_selector("[data-testid=outcome]", timeout=15000)
     assert li.locator("[data-testid=outcome]").inner_text() == "看了回放，胡息没有算错"
     assert li.locator(".notice-toast", has_text="申诉有了答复").count() == 1
@@ -281,4 +328,4 @@ def test_dispute_pages_tell_the_truth_without_a_reload(server, browser):
     assert_no_overflow(li)
     shot(li, "dispute_answered_live", full=True)
     for page in (owner, li, judge):
-        page.context.close()
+        page.context.close()  # (the detail page closes with 东家's context)

@@ -80,6 +80,19 @@ def test_an_admin_asks_for_a_players_score_and_follows_a_hand_to_its_review(serv
         assert_no_overflow(page)
         page.screenshot(path=str(SHOTS / f"fairplay_{name}.png"), full_page=True)
         page.locator("[data-testid=fp-hand]").first.screenshot(path=str(SHOTS / f"fairplay_{name}_hand.png"))
+        page.evaluate("() => window.scrollTo(0, 0)")
+        page.screenshot(path=str(SHOTS / f"fairplay_{name}_top.png"))
+        # The parts in words up front; their z-scores and the formula behind the closed 技术细节 fold.
+        tech = page.locator("details.tech[data-testid=fp-tech]")
+        heads = page.locator("[data-testid=fp-parts] th").all_text_contents()
+        assert "z" not in heads and "偶然性" in heads, heads
+        assert "偶然出现的概率" in page.inner_text("[data-testid=fp-parts]")
+        assert not tech.locator("ul").is_visible()
+        tech.locator("summary").click()
+        assert tech.locator("ul").is_visible() and "z =" in tech.inner_text()
+        assert_no_overflow(page)
+        tech.scroll_into_view_if_needed()
+        page.screenshot(path=str(SHOTS / f"fairplay_{name}_tech.png"))
         # A telling decision, followed to the replay at that move with the player's seat chosen.
         step = page.locator("[data-testid=fp-step]").first
         href = step.get_attribute("href")

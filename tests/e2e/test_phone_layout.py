@@ -73,6 +73,7 @@ def pages_for(role: str, s: dict) -> dict[str, str]:
         "matches": f"/matches/clubs/{club}/", "match": f"/matches/{match}/", "my_points": f"/ledgers/{club}/me/",
         "leaderboard": f"/ledgers/{club}/leaderboard/", "replay": f"/replays/hands/{s['hand']}/",
         "table_hands": f"/replays/tables/{s['table']}/", "profile": "/accounts/profile/", "table": f"/tables/{s['table']}/",
+        "notices": "/accounts/notices/",  # the bell's list (the seed's dispute and match told them things)
     }
     if role == "member":
         return {**common, "my_disputes": "/audit/disputes/", "dispute_new": f"/audit/disputes/new/{s['hand']}/",
@@ -223,7 +224,7 @@ def test_an_invite_link_while_signed_out(server, browser):
 
 @pytest.mark.parametrize("role,username,names", [
     ("owner", "p_owner", ["club", "club_ledger", "collusion", "match", "audit_log", "disputes"]),
-    ("member", "p_a", ["my_points", "leaderboard", "table", "replay"]),
+    ("member", "p_a", ["my_points", "leaderboard", "table", "replay", "notices"]),
 ])
 def test_desktop_pages(server, browser, role, username, names):
     context, page = sign_in(browser, server["url"], username, size=(1280, 800))
@@ -244,7 +245,7 @@ def test_english_pages_fit_a_phone(server, browser):
     assert page.evaluate("document.documentElement.lang") == "en"
     pages = pages_for("admin", server)
     problems = []
-    for name in ("club", "club_ledger", "leaderboard", "audit_log", "collusion", "disputes", "match", "table"):
+    for name in ("club", "club_ledger", "leaderboard", "audit_log", "collusion", "disputes", "match", "table", "notices"):
         problems += check_page(page, server["url"], name, pages[name], "phone_en_admin")
     context.close()
     assert problems == [], "\n".join(problems)

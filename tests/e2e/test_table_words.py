@@ -154,12 +154,20 @@ def test_my_turn_says_how_to_discard_and_the_discard_button_plays_the_raised_car
 
 def test_two_time_outs_put_the_seat_on_tuoguan_and_the_bot_plays_for_it(server, browser):
     page = sign_in(browser, server["url"], "tw_p1", has_touch=False)
+    watcher = sign_in(browser, server["url"], "tw_owner", has_touch=False)  # the club's owner may watch
     frames = socket_log(page)
     open_table(page, server, QUICK)
     me = page.evaluate("() => window.tableApp.state.me")
+    watcher.goto(page.url)
     # I play nothing. The first time-out of my turn: the table says so, and marks my seat.
     page.wait_for_selector(".mine .badge.timed-out", timeout=30000)
     assert page.text_content(".mine .badge.timed-out") == "超时自动出牌"
+    # The mark is on my seat on everyone's screen: the owner watching sees it on my seat too.
+    theirs = f".opponent[data-seat='{me}']"
+    watcher.wait_for_selector(f"{theirs} .badge.timed-out", timeout=10000)
+    assert watcher.text_content(f"{theirs} .badge.timed-out") == "超时自动出牌"
+    assert watcher.evaluate("() => window.tableApp.state.me") is None  # he watches, he is not seated
+    shot(watcher, "timed_out_watcher_portrait")
     page.wait_for_function("() => document.querySelector('#happened').textContent.includes('你 超时，系统自动出牌')",
                            timeout=10000)
     shot(page, "timed_out_portrait")
@@ -174,6 +182,11 @@ def test_two_time_outs_put_the_seat_on_tuoguan_and_the_bot_plays_for_it(server, 
     assert page.get_attribute("#tuoguan-btn", "aria-checked") == "true"
     assert page.locator(".mine .badge.timed-out").count() == 0
     shot(page, "tuoguan_portrait")
+    watcher.wait_for_selector(f"{theirs} .badge.tuoguan")  # and 托管 on the watcher's screen too
+    assert watcher.text_content(f"{theirs} .badge.tuoguan") == "托管"
+    assert watcher.locator(f"{theirs} .badge.timed-out").count() == 0
+    shot(watcher, "tuoguan_watcher_portrait")
+    watcher.context.close()
     # The bot plays for my seat now, at its own pace (no 5 s wait): the server logged its moves.
     deadline = time.time() + 30
     while time.time() < deadline:

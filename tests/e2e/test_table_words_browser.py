@@ -225,6 +225,40 @@ def test_a_watcher_of_a_table_dissolved_before_its_start_is_told_so(server, brow
     watcher.context.close()
 
 
+def test_a_spectator_of_a_table_dissolved_mid_hand_is_told_so_and_shown_the_result(server, browser):
+    base, club = server["url"], server["club"]
+    player = sign_in(browser, base, "tw2")
+    watcher = sign_in(browser, base, "tw0")  # the club's owner may watch any of its tables
+    table_url = open_practice(player, base, club)
+    player.wait_for_function("() => window.tableApp.state.stage === 'hand'")
+    watcher.goto(table_url)
+    watcher.wait_for_function("() => window.tableApp.state && window.tableApp.state.hand")
+    assert watcher.evaluate("() => window.tableApp.state.me") is None
+    assert watcher.locator("#over").is_hidden()
+    # The player asks to dissolve mid-hand; the bots agree at once.
+    player.click("#dissolve-btn")
+    player.click("dialog.confirm-dialog .confirm-ok")
+    player.wait_for_selector("#over:not([hidden])")
+    # The watcher's page says so in Chinese and shows the result: the hand cut short, the way back.
+    watcher.wait_for_selector("#over:not([hidden])", timeout=15000)
+    over = watcher.text_content("#over")
+    assert over.count("牌桌已解散") == 1 and "第1局未打完，不计分" in over, over
+    assert watcher.locator("#over .act-back").is_visible()
+    assert watcher.locator("#settlement").is_hidden() and watcher.locator("#waiting").is_hidden()
+    assert watcher.locator("#conn").is_hidden()  # not left on 重连中…
+    assert watcher.get_by_role("button", name="入座").count() == 0
+    assert not watcher.locator("#dissolve-btn").is_visible()
+    assert not re.search(r"[A-Za-z]{3,}", over), over  # no English, no technical word
+    shot(watcher, "14_watcher_dissolved_mid_hand")
+    # A reload shows the same end (not a 404, not 重连中…).
+    watcher.reload()
+    watcher.wait_for_selector("#over:not([hidden])")
+    assert "牌桌已解散" in watcher.text_content("#over") and watcher.locator("#conn").is_hidden()
+    assert watcher.get_by_role("button", name="入座").count() == 0
+    player.context.close()
+    watcher.context.close()
+
+
 def test_a_match_table_offers_no_dissolve(server, browser):
     base = server["url"]
     table_id = server["shell"](ARRANGED)

@@ -269,12 +269,26 @@ def dispute_create(*, user, hand: Hand, reason: str, kind: str = DisputeKind.OTH
         raise ValidationError(_("You already have a dispute open on this hand.")) from exc
     # Those who may judge it hear of it on whatever page they are: the club's managers who did not
     # play in the hand (judge_refusal's rule), once each.
-    judges = Membership.objects.filter(club=club, role__in=access.MANAGER_ROLES).exclude(
-        user_id__in=_seat_users(hand).values()).values_list("user_id", flat=True)
-    notices.notify_each(recipient_ids=judges, kind="dispute_filed", key=f"dispute:{dispute.pk}:filed",
+    notices.notify_each(recipient_ids=_judges(club, hand), kind="dispute_filed", key=f"dispute:{dispute.pk}:filed",
                         params={"name": user.name, "table": hand.table.name, "number": hand.number},
                         url=reverse("audit:dispute", args=[club.pk, dispute.pk]))
     return dispute
+
+
+def _judges(club, hand: Hand):
+    """The user ids of the club's managers who may judge a dispute on ``hand``: those who did not
+    play in it (judge_refusal's rule; the site's staff judge too, but hear nothing)."""
+    return Membership.objects.filter(club=club, role__in=access.MANAGER_ROLES).exclude(
+        user_id__in=_seat_users(hand).values()).values_list("user_id", flat=True)
+
+
+def _tell_other_judges(dispute: Dispute, by, kind: str) -> None:
+    """The club's other judges hear that ``by`` took up or resolved ``dispute`` (so two of them do
+    not answer one dispute, and their open-disputes badge and dispute pages refresh themselves)."""
+    others = set(_judges(dispute.club, dispute.hand)) - {by.pk}
+    notices.notify_each(recipient_ids=others, kind=kind, key=f"dispute:{dispute.pk}:{kind}",
+                        params={"name": by.name, "table": dispute.hand.table.name, "number": dispute.hand.number},
+                        url=reverse("audit:dispute", args=[dispute.club_id, dispute.pk]))
 
 
 def judge_refusal(*, dispute: Dispute, user) -> str | None:
@@ -314,6 +328,7 @@ def dispute_review(*, dispute: Dispute, by) -> Dispute:
         dispute.save(update_fields=["status", "reviewer", "reviewing_at"])
         club_services.audit_log(club=club, actor=by, action=AUDIT_DISPUTE_REVIEW, target_user=dispute.filed_by,
                                 detail={"dispute": dispute.pk, "hand": dispute.hand_id})
+        _tell_other_judges(dispute, by, "dispute_reviewing")
     return dispute
 
 
@@ -357,4 +372,5 @@ def dispute_resolve(*, dispute: Dispute, by, outcome: str, member_id: int | None
         notices.notify(recipient_id=dispute.filed_by_id, kind="dispute_answered", key=f"dispute:{dispute.pk}:answered",
                        params={"table": dispute.hand.table.name, "number": dispute.hand.number},
                        url=reverse("audit:my_disputes"))
+        _tell_other_judges(dispute, by, "dispute_resolved")
     return dispute

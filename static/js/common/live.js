@@ -6,7 +6,8 @@
 // a ``hello`` with ``again: true`` follows a reconnect, when nudges may have been missed).
 // A part of a page marked ``data-live-refresh="<kind> …"`` (with an id) is fetched again when a
 // notice of one of those kinds comes, so the page tells the truth without a reload (my disputes:
-// the answer appears where the dispute is); a page that now leads elsewhere (a join request
+// the answer appears where the dispute is; the club tab bar's counts); a part with a field the
+// reader is filling in is left as it is; a page that now leads elsewhere (a join request
 // approved: the club) is followed there.
 import { showToast } from "./toast.js";
 
@@ -41,6 +42,16 @@ function path() {
   return out;
 }
 
+/** A field the reader changed and has not sent (a half-written answer): its part is left alone. */
+function edited(part) {
+  return [...part.querySelectorAll("input, textarea, select")].some((f) => {
+    if (f.type === "hidden" || f.type === "submit") return false;
+    if (f.tagName === "SELECT") return [...f.options].some((o) => o.selected !== o.defaultSelected);
+    if (f.type === "checkbox" || f.type === "radio") return f.checked !== f.defaultChecked;
+    return f.value !== f.defaultValue;
+  });
+}
+
 async function refreshParts(kind) {
   const parts = [...document.querySelectorAll("[data-live-refresh][id]")]
     .filter((el) => el.dataset.liveRefresh.split(/\s+/).includes(kind));
@@ -52,7 +63,7 @@ async function refreshParts(kind) {
     const found = parts.map((el) => [el, fresh.getElementById(el.id)]).filter(([, again]) => again);
     // The page moved on (an approved request's join page now leads into the club): follow it.
     if (!found.length && response.redirected) { location.assign(response.url); return; }
-    for (const [el, again] of found) el.replaceChildren(...again.childNodes);
+    for (const [el, again] of found) if (!edited(el)) el.replaceChildren(...again.childNodes);
   } catch { /* the network is away: the toast has told him; a later notice or a reload shows it */ }
 }
 

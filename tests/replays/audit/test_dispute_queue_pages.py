@@ -45,3 +45,27 @@ def test_dispute_queue_pages(client, make_user, make_club, monkeypatch):
     assert set(queries) == {small}
     seen, _ = walk("?status=open")
     assert seen == list(Dispute.objects.filter(club=club, status="open").order_by("-id").values_list("pk", flat=True))
+
+
+def test_a_dispute_page_and_its_refresh_cost_the_same_open_or_resolved(client, make_user, make_club):
+    """The dispute page (its facts and actions refetch themselves on a review or an answer by another
+    judge, data-live-refresh): a fixed number of queries, whatever state the dispute is in."""
+    owner, admin, a, b = make_user("owner"), make_user("admin"), make_user("a"), make_user("b")
+    club = make_club("A", owner=owner, admins=[admin], members=[a, b])
+    table = Table.objects.create(club=club, name="t", preset="full", players=3, ruleset={}, created_by=owner)
+    hand = Hand.objects.create(table=table, number=1, dealer=0, seed_hash="0" * 64, ruleset={},
+                               players={"0": a.pk, "1": b.pk, "2": None})
+    dispute = Dispute.objects.create(club=club, hand=hand, filed_by=a, reason="r")
+    url = reverse("audit:dispute", args=[club.pk, dispute.pk])
+    client.force_login(owner)
+    counts = []
+    for change in ({}, {"status": "reviewing", "reviewer": admin, "reviewing_at": timezone.now()},
+                   {"status": "resolved", "resolved_by": admin, "resolved_at": timezone.now(), "outcome": "没问题"}):
+        Dispute.objects.filter(pk=dispute.pk).update(**change)
+        with CaptureQueriesContext(connection) as ctx:
+            page = client.get(url).content.decode()
+        counts.append(len(ctx.captured_queries))
+        assert 'id="dispute-facts"' in page and 'id="dispute-actions"' in page
+        assert 'id="nav-disputes" data-live-refresh="dispute_filed dispute_reviewing dispute_resolved"' in page
+    assert "没问题" in page
+    assert len(set(counts)) == 1, counts

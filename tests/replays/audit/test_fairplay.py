@@ -220,6 +220,13 @@ def test_managers_and_staff_open_the_page_and_it_is_audit_logged(world, client, 
     body = response.content.decode()
     assert "信息优势" in body and "这是供参考的统计证据，不是作弊的证明" in body
     assert "偶然出现的概率" in body and 'data-testid="fp-score"' in body
+    # The parts' z-scores and the formula are behind the 技术细节 fold, not a bare "z" column up front.
+    parts = body[body.index('data-testid="fp-parts"'):body.index("</table>", body.index('data-testid="fp-parts"'))]
+    assert ">z<" not in parts and "偶然性" in parts
+    tech = body[body.index('<details class="tech" data-testid="fp-tech">'):]
+    tech = tech[:tech.index("</details>")]
+    assert "技术细节" in tech and "z = " in tech and "√" in tech
+    assert "z = " not in body.replace(tech, "")
     log = AuditLog.objects.filter(action="audit.fairplay_view").get()
     assert (log.club_id, log.actor_id, log.target_user_id, log.detail["result"]) == (
         world.club.pk, viewer.pk, world.players[1].pk, row.pk)
@@ -419,3 +426,24 @@ def test_only_the_periods_hands_count(world, client, enqueued):
     assert "无从计算" in body and 'data-testid="fp-score"' not in body
     today_only = fairplay_request(club=world.club, user_id=world.players[0].pk, since=today, until=today)
     assert [h.pk for h, _ in fairplay.subject_hands(today_only)] == [world.hand.pk]
+
+
+def test_the_result_page_in_english_speaks_english(world, client, enqueued):
+    from tests.language import CJK, VisibleText, problems
+
+    row = _done(world, world.players[1])
+    client.force_login(world.admin)
+    body = client.get(reverse("audit:fairplay", args=[world.club.pk, row.pk]), HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "Information advantage" in body and "This is statistical evidence to look at, not proof of cheating." in body
+    assert "Technical details" in body and "Took the informed choice" in body
+    page = VisibleText()
+    page.feed(body)
+    # No Chinese but what the users named (the club, the players, the tables), the cards' names and
+    # the language switch's 中文.
+    names = {w for text in (world.club.name, *(u.name for u in world.players), world.hand.table.name)
+             for w in CJK.findall(text)} | {"中文"}
+    cards = set("一二三四五六七八九十壹贰叁肆伍陆柒捌玖拾小大")
+    shown = set(CJK.findall(page.text))
+    allowed = {w for w in shown if w in names or set(w) <= cards}
+    assert shown - allowed == set(), shown - allowed
+    assert problems(page.text, chinese=False, data_words=frozenset(allowed)) == []  # no raw key, JSON, ISO time
