@@ -6,8 +6,6 @@ from django.utils.translation import get_language, pgettext
 from django.utils.translation import gettext as _
 
 from apps.engine.scoring.mingtang import CHINESE_NAMES
-from apps.tables.models import Closeness
-from apps.tables.read.nearby import warning_words
 
 
 def mingtang_labels() -> dict[str, str]:
@@ -19,7 +17,6 @@ def mingtang_labels() -> dict[str, str]:
 
 
 def table_strings() -> dict:
-    nearby_words = warning_words()
     return {
         "mingtangNames": mingtang_labels(),
         "error_generic": _("That did not work; the table was refreshed."),
@@ -145,9 +142,8 @@ def table_strings() -> dict:
         "awayNewHand": _("While you were away the table moved on to hand %(n)s"),
         "awayPlayedForMe": _("the system played %(cards)s for you"),
         "awayDiscards": _("%(who)s discarded %(cards)s"),
-        # Issue #47: players on one network or close together (static/js/table/nearby.js).
-        "nearbyNetwork": nearby_words["network"], "nearbyM100": nearby_words[Closeness.M100],
-        "nearbyKm1": nearby_words[Closeness.KM1],
+        # Issue #47: players on one network or close together (static/js/table/nearby.js; the
+        # warning's sentences themselves: read/nearby.page_strings).
         "nearbyTitle": _("Same network / close together"),
         # Issue #47: 邀请 at a waiting table (static/js/table/invite.js).
         "invite": _("Invite"), "invited": _("Invited"), "inviteTitle": _("Invite club members who are online"),

@@ -21,6 +21,7 @@ from apps.clubs.rules_text import describe_table
 from apps.tables import phrasebook
 from apps.tables.i18n import table_strings
 from apps.tables.models import BotLevel, Table
+from apps.tables.read import nearby
 from apps.tables.read.codes import TableCodeRefused, table_by_code
 from apps.tables.read.selectors import access_for
 from apps.tables.signals import table_page
@@ -58,7 +59,7 @@ def table_detail(request: HttpRequest, table_id: int) -> HttpResponse:
     rules_lines = describe_table(table)  # the table's own snapshot of rules, in words
     # 快捷语 (issue #47): the lists in the viewer's language; the button only for seated players.
     config["phrases"] = None if table.no_phrases else phrasebook.page_list()
-    strings = {**table_strings(), **phrasebook.page_strings()}
+    strings = {**table_strings(), **phrasebook.page_strings(), **nearby.page_strings()}
     return render(request, "tables/table.html", {"table": table, "config": config, "strings": strings,
                                                  "rules_lines": rules_lines, "back": back,
                                                  "title": arranger["title"] if arranger else table.name})

@@ -82,13 +82,19 @@ def network_pairs(user_ids, *, extra: int | None = None) -> list[tuple[int, int]
 
 def warning_words() -> dict[str, str]:
     """The warning's sentences (``%(a)s``, ``%(b)s``: the pair's names) in the active language, by
-    fact: ``"network"`` or a distance class. The table page's (tables/i18n.py hands them to
+    fact: ``"network"`` or a distance class. The table page's (``page_strings``, for
     static/js/table/nearby.js) and the player card's (``pair_lines``)."""
     return {
         "network": _("%(a)s and %(b)s signed in from the same network recently"),
         Closeness.M100: _("%(a)s and %(b)s are very close (within 100 m)"),
         Closeness.KM1: _("%(a)s and %(b)s are close (within 1 km)"),
     }
+
+
+def page_strings() -> dict[str, str]:
+    """The warning's sentences for the table page (static/js/table/nearby.js), beside i18n.py's."""
+    words = warning_words()
+    return {"nearbyNetwork": words["network"], "nearbyM100": words[Closeness.M100], "nearbyKm1": words[Closeness.KM1]}
 
 
 def table_nearby(table_id: int, seats: list[Seat]) -> dict[str, list]:
