@@ -14,6 +14,13 @@ Python's loop, then the same with the arms swapped::
     .venv/bin/python scripts/bench_paired.py 300 SERVER_LOOP=asyncio -
     .venv/bin/python scripts/bench_paired.py 300 - SERVER_LOOP=asyncio
 
+``BENCH_HANDS`` (default 1): hands per table, over which a session's own work (seating, start,
+end) is shared.
+
+The schema is this tree's (``migrate``); an older tree whose INSERTs lack this tree's newer NOT NULL
+columns runs on it once ``BENCH_AFTER_MIGRATE_SQL`` (run by psql after the migration) gives those
+columns database defaults and drops what the old rows would break (e.g. a unique index).
+
 Prints one JSON line: each arm's actions (the ``action`` events of its tables, from the database),
 its server's CPU seconds and CPU ms per action, ``b_over_a`` (B's CPU per action over A's) and the
 load tool's ``p99_over_p50``, errors and verified hands. Needs PostgreSQL and Redis as
@@ -58,6 +65,9 @@ def main() -> int:
     servers: list[subprocess.Popen] = []
     try:
         subprocess.run([PY, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
+        if os.environ.get("BENCH_AFTER_MIGRATE_SQL"):  # e.g. defaults an older tree's INSERTs need
+            subprocess.run(["psql", "-h", "127.0.0.1", "-U", "postgres", "-d", DB, "-v", "ON_ERROR_STOP=1",
+                            "-qc", os.environ["BENCH_AFTER_MIGRATE_SQL"]], check=True)
         ports = [BASE_PORT, BASE_PORT + 1]
         servers = [arm_process(arm, port, env, log) for arm, port in zip(arms, ports, strict=True)]
         for port in ports:
@@ -65,7 +75,7 @@ def main() -> int:
         time.sleep(1.0)  # (start-up work is not the benchmark's)
         before = [cpu_times(p.pid) for p in servers]
         run = subprocess.run([PY, "manage.py", "loadtest", "--url", ",".join(f"http://127.0.0.1:{p}" for p in ports),
-                              "--tables", str(tables), "--hands", "1", "--spread", "table"],
+                              "--tables", str(tables), "--hands", os.environ.get("BENCH_HANDS", "1"), "--spread", "table"],
                              cwd=ROOT, env=env, capture_output=True, text=True)
         after = [cpu_times(p.pid) for p in servers]
         if run.returncode != 0:
