@@ -249,6 +249,8 @@ def test_a_spectator_of_a_table_dissolved_mid_hand_is_told_so_and_shown_the_resu
     assert watcher.get_by_role("button", name="入座").count() == 0
     assert not watcher.locator("#dissolve-btn").is_visible()
     assert not re.search(r"[A-Za-z]{3,}", over), over  # no English, no technical word
+    assert watcher.locator("#notice").is_hidden()  # the panel says it; no notice half under it
+    assert watcher.locator("#phrase-btn").is_hidden()
     shot(watcher, "14_watcher_dissolved_mid_hand")
     # A reload shows the same end (not a 404, not 重连中…).
     watcher.reload()
