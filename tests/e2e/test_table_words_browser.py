@@ -165,6 +165,15 @@ def test_every_answer_to_a_dissolve_vote_is_told_to_everyone(server, browser):
         page.context.close()
 
 
+def assert_clear_of_over(page) -> None:
+    """A shown notice is wholly in sight, never under the ended table's panel."""
+    if page.locator("#notice").is_hidden():
+        return
+    n, o = page.locator("#notice").bounding_box(), page.locator("#over").bounding_box()
+    assert n["y"] + n["height"] <= o["y"] or n["y"] >= o["y"] + o["height"], (n, o)
+    assert n["y"] >= 0 and n["x"] >= 0, n
+
+
 def test_a_watcher_of_a_table_dissolved_before_its_start_is_told_so(server, browser):
     base, club = server["url"], server["club"]
     creator = sign_in(browser, base, "tw1")
@@ -193,6 +202,7 @@ def test_a_watcher_of_a_table_dissolved_before_its_start_is_told_so(server, brow
     assert watcher.get_by_role("button", name="入座").count() == 0
     assert watcher.locator("#waiting").is_hidden() and watcher.locator("#conn").is_hidden()
     assert "开桌人解散了牌桌" in notice(watcher)
+    assert_clear_of_over(watcher)
     shot(watcher, "10_watcher_told_dissolved")
 
     watcher.reload()
@@ -249,8 +259,8 @@ def test_a_spectator_of_a_table_dissolved_mid_hand_is_told_so_and_shown_the_resu
     assert watcher.get_by_role("button", name="入座").count() == 0
     assert not watcher.locator("#dissolve-btn").is_visible()
     assert not re.search(r"[A-Za-z]{3,}", over), over  # no English, no technical word
-    assert watcher.locator("#notice").is_hidden()  # the panel says it; no notice half under it
     assert watcher.locator("#phrase-btn").is_hidden()
+    assert_clear_of_over(watcher)
     shot(watcher, "14_watcher_dissolved_mid_hand")
     # A reload shows the same end (not a 404, not 重连中…).
     watcher.reload()
