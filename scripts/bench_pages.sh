@@ -8,7 +8,9 @@
 # and Redis db 11, it starts 2 Daphne processes (BENCH_DAPHNES) on 127.0.0.1:8860..., each with its own
 # application_name: the first BENCH_PAGE_DAPHNES (1) serve the pages only, at nice BENCH_PAGE_NICE
 # (10), the others the tables' sockets only, as deploy/ routes them (BENCH_PAGE_DAPHNES=0: every
-# process serves both). It plays `manage.py loadtest --tables TABLES` alone, then again while PAGES requests
+# process serves both). After an unmeasured warm-up (`loadtest --tables BENCH_WARMUP_TABLES`, 10: a
+# fresh server's start-up would otherwise land in the first phase), it plays `manage.py loadtest
+# --tables TABLES` alone, then again while PAGES requests
 # as signed-in players and PAGES as visitors load pages at CONCURRENCY clients each. One JSON line:
 # page statuses, errors, p50/p99; peak PostgreSQL backends per Daphne (pg_stat_activity, sampled
 # every 20 ms) against DB_POOL_MAX; the servers' log lines with "too many clients", tracebacks or
