@@ -174,6 +174,14 @@ def assert_clear_of_over(page) -> None:
     assert n["y"] >= 0 and n["x"] >= 0, n
 
 
+def assert_end_survives_reload(page) -> None:
+    """A reload shows the same end (not a 404, not 重连中…, no 入座)."""
+    page.reload()
+    page.wait_for_selector("#over:not([hidden])")
+    assert "牌桌已解散" in page.text_content("#over") and page.locator("#conn").is_hidden()
+    assert page.get_by_role("button", name="入座").count() == 0
+
+
 def test_a_watcher_of_a_table_dissolved_before_its_start_is_told_so(server, browser):
     base, club = server["url"], server["club"]
     creator = sign_in(browser, base, "tw1")
@@ -205,10 +213,7 @@ def test_a_watcher_of_a_table_dissolved_before_its_start_is_told_so(server, brow
     assert_clear_of_over(watcher)
     shot(watcher, "10_watcher_told_dissolved")
 
-    watcher.reload()
-    watcher.wait_for_selector("#over:not([hidden])")
-    assert "牌桌已解散" in watcher.text_content("#over") and watcher.locator("#conn").is_hidden()
-    assert watcher.get_by_role("button", name="入座").count() == 0
+    assert_end_survives_reload(watcher)
     shot(watcher, "11_watcher_reload")
 
     # The same end in English (Django i18n): no Chinese but the users' own names.
@@ -262,11 +267,7 @@ def test_a_spectator_of_a_table_dissolved_mid_hand_is_told_so_and_shown_the_resu
     assert watcher.locator("#phrase-btn").is_hidden()
     assert_clear_of_over(watcher)
     shot(watcher, "14_watcher_dissolved_mid_hand")
-    # A reload shows the same end (not a 404, not 重连中…).
-    watcher.reload()
-    watcher.wait_for_selector("#over:not([hidden])")
-    assert "牌桌已解散" in watcher.text_content("#over") and watcher.locator("#conn").is_hidden()
-    assert watcher.get_by_role("button", name="入座").count() == 0
+    assert_end_survives_reload(watcher)
     player.context.close()
     watcher.context.close()
 

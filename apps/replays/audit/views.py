@@ -89,19 +89,20 @@ def collusion(request: HttpRequest, club_id: int) -> HttpResponse:
     report = selectors.collusion_report(club=club, since=since, until=until)
     query = _period_query(request, form)
     order = "fairplay" if request.GET.get("order") == "fairplay" else "score"
-    pairs = report.pairs
-    if order == "fairplay":  # every pair's players' scores (one query), then a page of them
-        fairplay = selectors.latest_fairplay(club=club, user_ids={u for r in pairs for u in (r.a, r.b)})
-        pairs = selectors.by_fairplay(pairs, fairplay)
+    fairplay = _report_fairplay(club, report)
+    pairs = selectors.by_fairplay(report.pairs, fairplay) if order == "fairplay" else report.pairs
     page = Paginator(pairs, 100).get_page(request.GET.get("page"))
-    if order == "score":
-        fairplay = selectors.latest_fairplay(club=club, user_ids={u for r in page.object_list for u in (r.a, r.b)})
     return render(request, "replays/audit/collusion.html", {
         "club": club, "membership": membership, "form": form, "report": report, "page": page,
         "query": query, "order": order, "page_query": "&".join(q for q in (query, order == "fairplay" and "order=fairplay") if q),
         "review_score": selectors.REVIEW_SCORE, "floors": selectors.FLOORS,
         "fairplay": fairplay, "fairplay_form": _fairplay_form(club, since, until),
     })
+
+
+def _report_fairplay(club, report) -> dict:
+    """The latest 信息优势 result of each player in the report's pairs (one query)."""
+    return selectors.latest_fairplay(club=club, user_ids={u for r in report.pairs for u in (r.a, r.b)})
 
 
 def _fairplay_form(club, since, until, data=None) -> FairPlayAskForm:
@@ -189,7 +190,7 @@ def collusion_csv(request: HttpRequest, club_id: int) -> HttpResponse:
         # Each player's latest 信息优势 result (fairplay.py), as the report's column shows it.
         "fairplay_a_score", "fairplay_a_p", "fairplay_a_flagged", "fairplay_b_score", "fairplay_b_p", "fairplay_b_flagged",
     ])
-    fairplay = selectors.latest_fairplay(club=club, user_ids={u for r in report.pairs for u in (r.a, r.b)})
+    fairplay = _report_fairplay(club, report)
     for i, r in enumerate(report.pairs, 1):
         f, d = r.feed, r.decline
         fp = [fairplay.get(r.a), fairplay.get(r.b)]
